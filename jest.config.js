@@ -1,0 +1,19 @@
+/**
+ * Jest in native ESM mode (NestJS 12 is ESM-only): ts-jest with useESM, run with
+ * NODE_OPTIONS=--experimental-vm-modules (see package.json scripts).
+ * Unit tests sit next to the code (src/**\/*.spec.ts); end-to-end tests in test/ go through HTTP
+ * into the real app and a real PostgreSQL, one database per test file.
+ */
+export default {
+  testEnvironment: 'node',
+  extensionsToTreatAsEsm: ['.ts'],
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  transform: {
+    '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }],
+  },
+  testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.e2e-spec.ts', '<rootDir>/test/**/*.spec.ts'],
+  globalSetup: '<rootDir>/test/support/global-setup.mjs',
+  globalTeardown: '<rootDir>/test/support/global-teardown.mjs',
+  maxWorkers: 2,
+  testTimeout: 30000,
+};

@@ -1,0 +1,34 @@
+import { ValidationPipe, type ValidationError } from '@nestjs/common';
+import { ApiError, type FieldErrors } from '../errors/api-error.js';
+
+/**
+ * Flattens class-validator's error tree into SPEC section 5's `errors`: field path → messages,
+ * with nested paths joined by dots (`rules.a.b`, `connections.0`).
+ */
+export function flattenValidationErrors(errors: ValidationError[], parent = ''): FieldErrors {
+  const flat: FieldErrors = {};
+  for (const error of errors) {
+    const path = parent ? `${parent}.${error.property}` : error.property;
+    if (error.constraints) {
+      flat[path] = Object.entries(error.constraints).map(([name, message]) =>
+        // forbidNonWhitelisted speaks of "properties"; clients think in fields.
+        name === 'whitelistValidation' ? 'Unknown field.' : message,
+      );
+    }
+    if (error.children?.length) Object.assign(flat, flattenValidationErrors(error.children, path));
+  }
+  return flat;
+}
+
+/** The global pipe: DTOs are transformed, unknown fields are rejected, errors use our shape. */
+export function createValidationPipe(): ValidationPipe {
+  return new ValidationPipe({
+    transform: true,
+    whitelist: true,
+    forbidNonWhitelisted: true,
+    forbidUnknownValues: true,
+    stopAtFirstError: false,
+    validationError: { target: false, value: false },
+    exceptionFactory: (errors) => ApiError.validation(flattenValidationErrors(errors)),
+  });
+}

@@ -1,0 +1,152 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+/** Validated, typed configuration. Built once at start from environment variables (SPEC section 9). */
+export interface AppConfig {
+  readonly nodeEnv: 'development' | 'production' | 'test';
+  readonly host: string;
+  readonly port: number;
+  /** Unset means: run on the embedded PostgreSQL under `dataDir`. */
+  readonly databaseUrl: string | undefined;
+  readonly databasePoolSize: number;
+  readonly redisUrl: string | undefined;
+  readonly dataDir: string;
+  readonly jwtSecret: string;
+  readonly jwtAccessTtlSeconds: number;
+  readonly jwtRefreshTtlSeconds: number;
+  readonly jwtIssuer: string;
+  readonly encryptionKey: Buffer;
+  readonly publicBaseUrl: string | undefined;
+  readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  readonly rateLimitPerMinute: number;
+  readonly shutdownTimeoutMs: number;
+  readonly demoWorkspace: boolean;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/**
+ * Reads and validates every setting at once, so an operator sees all mistakes in one message.
+ * Secrets that production must provide (JWT_SECRET, ENCRYPTION_KEY) are generated once and kept
+ * under the data directory in development, so a local restart does not log everyone out.
+ */
+export function loadConfig(env: Env = process.env): AppConfig {
+  const problems: string[] = [];
+  const nodeEnv = readEnum(env, 'NODE_ENV', ['development', 'production', 'test'] as const, 'development', problems);
+  const production = nodeEnv === 'production';
+  const dataDir = resolve(env.DATA_DIR?.trim() || '.data');
+
+  const databaseUrl = readUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:'], problems);
+  const redisUrl = readUrl(env, 'REDIS_URL', ['redis:', 'rediss:'], problems);
+  const publicBaseUrl = readUrl(env, 'PUBLIC_BASE_URL', ['http:', 'https:'], problems)?.replace(/\/+$/, '');
+
+  let jwtSecret = env.JWT_SECRET;
+  if (jwtSecret === undefined || jwtSecret === '') {
+    if (production) problems.push('JWT_SECRET is required when NODE_ENV=production (at least 32 characters).');
+    jwtSecret = production ? '' : localSecret(dataDir, 'jwt-secret', () => randomBytes(48).toString('base64url'));
+  } else if (jwtSecret.length < 32) {
+    problems.push('JWT_SECRET must be at least 32 characters long.');
+  }
+
+  let encryptionKey = Buffer.alloc(0);
+  const encryptionKeyText = env.ENCRYPTION_KEY;
+  if (encryptionKeyText === undefined || encryptionKeyText === '') {
+    if (production) problems.push('ENCRYPTION_KEY is required when NODE_ENV=production (32 bytes, base64).');
+    else
+      encryptionKey = Buffer.from(
+        localSecret(dataDir, 'encryption-key', () => randomBytes(32).toString('base64')),
+        'base64',
+      );
+  } else {
+    encryptionKey = Buffer.from(encryptionKeyText, 'base64');
+    if (encryptionKey.length !== 32 || !/^[A-Za-z0-9+/]+={0,2}$/.test(encryptionKeyText)) {
+      problems.push('ENCRYPTION_KEY must be 32 bytes encoded in base64 (44 characters).');
+    }
+  }
+
+  const config: AppConfig = {
+    nodeEnv,
+    host: env.HOST?.trim() || '0.0.0.0',
+    port: readInt(env, 'PORT', 3000, 0, 65535, problems),
+    databaseUrl,
+    databasePoolSize: readInt(env, 'DATABASE_POOL_SIZE', 10, 1, 200, problems),
+    redisUrl,
+    dataDir,
+    jwtSecret,
+    jwtAccessTtlSeconds: readInt(env, 'JWT_ACCESS_TTL_SECONDS', 15 * 60, 10, 24 * 3600, problems),
+    jwtRefreshTtlSeconds: readInt(env, 'JWT_REFRESH_TTL_SECONDS', 7 * 24 * 3600, 60, 365 * 24 * 3600, problems),
+    jwtIssuer: env.JWT_ISSUER?.trim() || 'audience-signal-platform',
+    encryptionKey,
+    publicBaseUrl,
+    logLevel: readEnum(env, 'LOG_LEVEL', LOG_LEVELS, 'info', problems),
+    rateLimitPerMinute: readInt(env, 'RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000, problems),
+    shutdownTimeoutMs: readInt(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000, problems),
+    demoWorkspace: readBoolean(env, 'DEMO_WORKSPACE', !production, problems),
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return Object.freeze(config);
+}
+
+function readInt(env: Env, name: string, fallback: number, min: number, max: number, problems: string[]): number {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    problems.push(`${name} must be an integer from ${min} to ${max} (got "${raw}").`);
+    return fallback;
+  }
+  return Number(raw);
+}
+
+function readEnum<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T, problems: string[]): T {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === '') return fallback;
+  if (!(allowed as readonly string[]).includes(raw)) {
+    problems.push(`${name} must be one of ${allowed.join(', ')} (got "${raw}").`);
+    return fallback;
+  }
+  return raw as T;
+}
+
+function readBoolean(env: Env, name: string, fallback: boolean, problems: string[]): boolean {
+  const raw = env[name]?.trim().toLowerCase();
+  if (raw === undefined || raw === '') return fallback;
+  if (['1', 'true', 'yes'].includes(raw)) return true;
+  if (['0', 'false', 'no'].includes(raw)) return false;
+  problems.push(`${name} must be true or false (got "${raw}").`);
+  return fallback;
+}
+
+function readUrl(env: Env, name: string, protocols: string[], problems: string[]): string | undefined {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === '') return undefined;
+  try {
+    const url = new URL(raw);
+    if (!protocols.includes(url.protocol)) {
+      problems.push(`${name} must be a ${protocols.map((p) => p.replace(':', '://')).join(' or ')} URL.`);
+    }
+  } catch {
+    // Never echo the value: a database URL carries a password.
+    problems.push(`${name} is not a valid URL.`);
+  }
+  return raw;
+}
+
+/** A development-only secret, generated on first use and kept (mode 0600) in the data directory. */
+function localSecret(dataDir: string, name: string, generate: () => string): string {
+  const file = join(dataDir, name);
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dataDir, { recursive: true });
+  const secret = generate();
+  writeFileSync(file, `${secret}\n`, { mode: 0o600 });
+  return secret;
+}

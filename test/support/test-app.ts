@@ -1,0 +1,49 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { pino } from 'pino';
+import type { DataSource } from 'typeorm';
+import { createApp } from '../../src/app.js';
+import { loadConfig, type AppConfig } from '../../src/config/app-config.js';
+import { createTestDatabase, type TestDatabase } from './test-database.js';
+
+export const TEST_ENV = {
+  NODE_ENV: 'test',
+  JWT_SECRET: 'test-secret-that-is-long-enough-for-hs256-0123456789',
+  ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+  LOG_LEVEL: 'silent',
+  DEMO_WORKSPACE: 'false',
+};
+
+export interface TestApp {
+  app: NestFastifyApplication;
+  baseUrl: string;
+  config: AppConfig;
+  dataSource: DataSource;
+  database: TestDatabase;
+  /** fetch() against the app, with a path relative to its base URL. */
+  request(path: string, init?: RequestInit): Promise<Response>;
+  close(): Promise<void>;
+}
+
+/** The real application on a real port with its own database. */
+export async function startTestApp(env: Record<string, string> = {}, options: { dataSource?: DataSource } = {}): Promise<TestApp> {
+  const database = await createTestDatabase();
+  const dataSource = options.dataSource ?? database.dataSource;
+  const config = loadConfig({ ...TEST_ENV, DATABASE_URL: database.url, ...env });
+  const app = await createApp({ config, dataSource, logger: pino({ level: 'silent' }) });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.getHttpServer().address() as { port: number };
+  const baseUrl = `http://127.0.0.1:${address.port}`;
+  return {
+    app,
+    baseUrl,
+    config,
+    dataSource,
+    database,
+    request: (path, init) => fetch(`${baseUrl}${path}`, init),
+    async close() {
+      await app.close();
+      if (dataSource !== database.dataSource && dataSource.isInitialized) await dataSource.destroy();
+      await database.drop();
+    },
+  };
+}
