@@ -1,0 +1,70 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError, loadConfig } from './app-config.js';
+
+const KEY = Buffer.alloc(32, 1).toString('base64');
+const SECRET = 'x'.repeat(32);
+
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  return [];
+}
+
+describe('loadConfig', () => {
+  it('applies the documented defaults', () => {
+    const config = loadConfig({ JWT_SECRET: SECRET, ENCRYPTION_KEY: KEY });
+    expect(config).toMatchObject({
+      port: 3000,
+      databaseUrl: undefined,
+      redisUrl: undefined,
+      jwtAccessTtlSeconds: 900,
+      jwtRefreshTtlSeconds: 604800,
+      rateLimitPerMinute: 600,
+      logLevel: 'info',
+      nodeEnv: 'development',
+    });
+    expect(config.encryptionKey).toHaveLength(32);
+  });
+
+  it('requires JWT_SECRET and ENCRYPTION_KEY in production, reporting every problem at once', () => {
+    const problems = problemsOf({ NODE_ENV: 'production' });
+    expect(problems).toEqual([expect.stringContaining('JWT_SECRET is required'), expect.stringContaining('ENCRYPTION_KEY is required')]);
+  });
+
+  it('rejects a short JWT_SECRET, a bad ENCRYPTION_KEY, a bad port and a bad log level', () => {
+    const problems = problemsOf({ JWT_SECRET: 'short', ENCRYPTION_KEY: 'abc', PORT: 'eighty', LOG_LEVEL: 'loud' });
+    expect(problems).toHaveLength(4);
+    expect(problems.join('\n')).toMatch(/JWT_SECRET must be at least 32/);
+    expect(problems.join('\n')).toMatch(/ENCRYPTION_KEY must be 32 bytes/);
+    expect(problems.join('\n')).toMatch(/PORT must be an integer/);
+    expect(problems.join('\n')).toMatch(/LOG_LEVEL must be one of/);
+  });
+
+  it('never echoes a database URL, which carries a password', () => {
+    const problems = problemsOf({ JWT_SECRET: SECRET, ENCRYPTION_KEY: KEY, DATABASE_URL: 'mysql://user:hunter2@db/x' });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).not.toContain('hunter2');
+  });
+
+  it('strips a trailing slash from PUBLIC_BASE_URL', () => {
+    expect(loadConfig({ JWT_SECRET: SECRET, ENCRYPTION_KEY: KEY, PUBLIC_BASE_URL: 'https://api.example.com/' }).publicBaseUrl).toBe(
+      'https://api.example.com',
+    );
+  });
+
+  it('generates development secrets once and keeps them in the data directory', () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'config-spec-'));
+    const first = loadConfig({ DATA_DIR: dataDir });
+    const second = loadConfig({ DATA_DIR: dataDir });
+    expect(first.jwtSecret.length).toBeGreaterThanOrEqual(32);
+    expect(second.jwtSecret).toBe(first.jwtSecret);
+    expect(second.encryptionKey.equals(first.encryptionKey)).toBe(true);
+    expect(readFileSync(join(dataDir, 'jwt-secret'), 'utf8').trim()).toBe(first.jwtSecret);
+  });
+});
