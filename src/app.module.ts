@@ -3,15 +3,19 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { DataSource } from 'typeorm';
-import { APP_CONFIG } from './config/config.token.js';
+import { AuthModule } from './auth/auth.module.js';
+import { CredentialCache } from './auth/credential-cache.js';
+import { CREDENTIAL_CACHE } from './auth/credential-cache.token.js';
+import { MemoryRateLimiter, RedisRateLimiter } from './common/rate-limit/rate-limiter.js';
+import { RATE_LIMITER } from './common/rate-limit/rate-limiter.token.js';
+import { Clock } from './common/time/clock.js';
 import type { AppConfig } from './config/app-config.js';
-import { CustomersService } from './customers/customers.service.js';
+import { APP_CONFIG } from './config/config.token.js';
 import { HealthController } from './health/health.controller.js';
 import { LOGGER } from './logging/logger.token.js';
 import { Metrics } from './metrics/metrics.js';
 import { REDIS } from './redis/redis.js';
-import { PasswordHasher } from './users/password-hasher.js';
-import { UsersService } from './users/users.service.js';
+import { UsersModule } from './users/users.module.js';
 
 export interface AppDependencies {
   config: AppConfig;
@@ -20,11 +24,22 @@ export interface AppDependencies {
   logger: Logger;
   metrics: Metrics;
   redis: Redis | null;
+  clock: Clock;
 }
 
+/** The root module: process-wide dependencies, provided globally, and the feature modules. */
 @Module({})
 export class AppModule {
-  static forRoot({ config, dataSource, logger, metrics, redis }: AppDependencies): DynamicModule {
+  static forRoot({ config, dataSource, logger, metrics, redis, clock }: AppDependencies): DynamicModule {
+    const shared = [
+      { provide: APP_CONFIG, useValue: config },
+      { provide: LOGGER, useValue: logger },
+      { provide: Metrics, useValue: metrics },
+      { provide: REDIS, useValue: redis },
+      { provide: Clock, useValue: clock },
+      { provide: RATE_LIMITER, useValue: redis ? new RedisRateLimiter(redis) : new MemoryRateLimiter(clock) },
+      { provide: CREDENTIAL_CACHE, useValue: new CredentialCache((dataSource.options as { url?: string }).url, logger) },
+    ];
     return {
       module: AppModule,
       global: true,
@@ -33,18 +48,12 @@ export class AppModule {
           useFactory: () => dataSource.options,
           dataSourceFactory: async () => dataSource,
         }),
+        UsersModule,
+        AuthModule,
       ],
       controllers: [HealthController],
-      providers: [
-        { provide: APP_CONFIG, useValue: config },
-        { provide: LOGGER, useValue: logger },
-        { provide: Metrics, useValue: metrics },
-        { provide: REDIS, useValue: redis },
-        PasswordHasher,
-        CustomersService,
-        UsersService,
-      ],
-      exports: [APP_CONFIG, LOGGER, Metrics, REDIS, PasswordHasher, CustomersService, UsersService],
+      providers: shared,
+      exports: shared.map((provider) => provider.provide),
     };
   }
 }

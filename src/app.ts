@@ -7,6 +7,7 @@ import { AppModule } from './app.module.js';
 import { BODY_LIMIT_BYTES, registerJsonBodyParser } from './common/http/json-body-parser.js';
 import { MethodIndex } from './common/errors/method-index.js';
 import { ProblemDetailsFilter } from './common/errors/problem-details.filter.js';
+import { Clock } from './common/time/clock.js';
 import { createValidationPipe } from './common/validation/validation-pipe.js';
 import type { AppConfig } from './config/app-config.js';
 import { NestPinoLogger } from './logging/nest-logger.js';
@@ -19,6 +20,8 @@ export interface CreateAppOptions {
   dataSource: DataSource;
   logger: Logger;
   redis?: Redis | null;
+  /** Tests pass a SettableClock to expire tokens without sleeping. */
+  clock?: Clock;
 }
 
 /**
@@ -26,7 +29,13 @@ export interface CreateAppOptions {
  * Nest controller, see docs/architecture.md). main.ts and the end-to-end tests both use this, so
  * the tests exercise exactly what production serves.
  */
-export async function createApp({ config, dataSource, logger, redis = null }: CreateAppOptions): Promise<NestFastifyApplication> {
+export async function createApp({
+  config,
+  dataSource,
+  logger,
+  redis = null,
+  clock = new Clock(),
+}: CreateAppOptions): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
     bodyLimit: BODY_LIMIT_BYTES,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
@@ -43,11 +52,15 @@ export async function createApp({ config, dataSource, logger, redis = null }: Cr
   const metrics = new Metrics(() => poolStats(dataSource));
   registerRequestHooks(fastify, logger, metrics);
 
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot({ config, dataSource, logger, metrics, redis }), adapter, {
-    logger: new NestPinoLogger(logger),
-    bodyParser: false,
-    abortOnError: false,
-  });
+  const app = await NestFactory.create<NestFastifyApplication>(
+    AppModule.forRoot({ config, dataSource, logger, metrics, redis, clock }),
+    adapter,
+    {
+      logger: new NestPinoLogger(logger),
+      bodyParser: false,
+      abortOnError: false,
+    },
+  );
   app.useGlobalFilters(new ProblemDetailsFilter(logger, methods));
   app.useGlobalPipes(createValidationPipe());
   mountApiDocs(app, buildOpenApiDocument(app));

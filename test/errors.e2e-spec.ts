@@ -19,11 +19,14 @@ describe('errors outside any controller', () => {
     return body;
   }
 
-  it.each(['/nope', '/api/nope/', '/api/v1/', '/api/v1/audiences-typo/', '/healthz/extra'])('answers an unknown path %s with 404 not_found', async (path) => {
-    const body = await expectProblem(await api.request(path), 404, 'not_found');
-    expect(Object.keys(body).sort()).toEqual(PROBLEM_KEYS);
-    expect(body).toMatchObject({ title: 'Not Found', detail: 'Not found.' });
-  });
+  it.each(['/nope', '/api/nope/', '/api/v1/', '/api/v1/audiences-typo/', '/healthz/extra'])(
+    'answers an unknown path %s with 404 not_found',
+    async (path) => {
+      const body = await expectProblem(await api.request(path), 404, 'not_found');
+      expect(Object.keys(body).sort()).toEqual(PROBLEM_KEYS);
+      expect(body).toMatchObject({ title: 'Not Found', detail: 'Not found.' });
+    },
+  );
 
   it('answers a wrong method on a known path with 405 and an Allow header', async () => {
     const response = await api.request('/healthz', { method: 'DELETE' });

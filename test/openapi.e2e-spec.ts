@@ -26,7 +26,10 @@ describe('OpenAPI document', () => {
   });
 
   it('is an OpenAPI 3 document with the problem+json schema', async () => {
-    const document = (await (await api.request('/api/schema')).json()) as { openapi: string; components: { schemas: Record<string, unknown> } };
+    const document = (await (await api.request('/api/schema')).json()) as {
+      openapi: string;
+      components: { schemas: Record<string, unknown> };
+    };
     expect(document.openapi).toMatch(/^3\./);
     expect(document.components.schemas.ProblemDetailsDto).toBeDefined();
   });

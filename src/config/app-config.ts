@@ -20,6 +20,12 @@ export interface AppConfig {
   readonly publicBaseUrl: string | undefined;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   readonly rateLimitPerMinute: number;
+  /** Failed logins allowed per email, and per client IP, within the window before 429. */
+  readonly loginFailuresPerEmail: number;
+  readonly loginFailuresPerIp: number;
+  readonly loginFailureWindowSeconds: number;
+  /** How long a rotated API key keeps working by default. */
+  readonly apiKeyRotationGraceHours: number;
   readonly shutdownTimeoutMs: number;
   readonly demoWorkspace: boolean;
 }
@@ -90,6 +96,10 @@ export function loadConfig(env: Env = process.env): AppConfig {
     publicBaseUrl,
     logLevel: readEnum(env, 'LOG_LEVEL', LOG_LEVELS, 'info', problems),
     rateLimitPerMinute: readInt(env, 'RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000, problems),
+    loginFailuresPerEmail: readInt(env, 'LOGIN_FAILURES_PER_EMAIL', 5, 1, 1_000_000, problems),
+    loginFailuresPerIp: readInt(env, 'LOGIN_FAILURES_PER_IP', 20, 1, 1_000_000, problems),
+    loginFailureWindowSeconds: readInt(env, 'LOGIN_FAILURE_WINDOW_SECONDS', 15 * 60, 1, 24 * 3600, problems),
+    apiKeyRotationGraceHours: readInt(env, 'API_KEY_ROTATION_GRACE_HOURS', 24, 0, 24 * 365, problems),
     shutdownTimeoutMs: readInt(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000, problems),
     demoWorkspace: readBoolean(env, 'DEMO_WORKSPACE', !production, problems),
   };

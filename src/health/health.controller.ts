@@ -3,7 +3,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import type { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
-import { Public } from '../auth/public.decorator.js';
+import { Public } from '../auth/access.decorators.js';
 import { Metrics } from '../metrics/metrics.js';
 import { REDIS } from '../redis/redis.js';
 

@@ -21,12 +21,79 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         '`X-Request-Id` response header.',
     )
     .setVersion(API_VERSION)
+    .addBearerAuth(
+      {
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: 'JWT',
+        description: 'An access token from `POST /api/v1/jwt/create/`: `Authorization: Bearer <access>`. A user; lives 15 minutes.',
+      },
+      'jwt',
+    )
+    .addApiKey(
+      {
+        type: 'apiKey',
+        in: 'header',
+        name: 'Authorization',
+        description:
+          'A static API key issued by the operator (`audience-admin apikey create`). The header value is the word `Api-Key`, one space, ' +
+          'then the key: `Authorization: Api-Key <prefix>.<secret>`. In Swagger UI, type the whole value including `Api-Key `. ' +
+          'A key acts for its workspace with scope `read` or `write`; it is not a user.',
+      },
+      'api_key',
+    )
     .build();
   const document = SwaggerModule.createDocument(app, config, {
     operationIdFactory: operationId,
     extraModels: [ProblemDetailsDto],
   });
+  applyAccessRules(document);
+  // SPEC section 3: API paths end with "/" (both forms are served); document the canonical one.
+  document.paths = Object.fromEntries(
+    Object.entries(document.paths).map(([path, item]) => [path.startsWith('/api/v1/') && !path.endsWith('/') ? `${path}/` : path, item]),
+  );
   return document;
+}
+
+const PROBLEM = { 'application/problem+json': { schema: { $ref: '#/components/schemas/ProblemDetailsDto' } } };
+
+/**
+ * Writes each operation's security from its access marker (see auth/access.decorators.ts) and the
+ * errors every protected operation can answer, so the document and the guard say the same thing.
+ */
+function applyAccessRules(document: OpenAPIObject): void {
+  for (const path of Object.values(document.paths)) {
+    for (const method of ['get', 'put', 'post', 'patch', 'delete'] as const) {
+      const operation = path[method];
+      if (!operation) continue;
+      const extended = operation as typeof operation & { 'x-access'?: string };
+      const access = extended['x-access'] ?? 'workspace';
+      delete extended['x-access'];
+      operation.responses ??= {};
+      operation.responses['500'] ??= { description: 'Unexpected error (`internal_error`); quote the request id.', content: PROBLEM };
+      if (access === 'public') {
+        operation.security = [];
+        continue;
+      }
+      operation.security = access === 'personal' ? [{ jwt: [] }] : [{ jwt: [] }, { api_key: [] }];
+      operation.responses['401'] ??= {
+        description:
+          'No credentials (`not_authenticated`) or bad ones (`authentication_failed`, `token_not_valid`); see `WWW-Authenticate`.',
+        content: PROBLEM,
+      };
+      operation.responses['403'] ??= {
+        description:
+          access === 'personal'
+            ? 'An API key: this endpoint is for users only (`permission_denied`).'
+            : 'A viewer or a read-only API key trying to write (`permission_denied`).',
+        content: PROBLEM,
+      };
+      operation.responses['429'] ??= {
+        description: 'Rate limit reached (`throttled`); retry after `Retry-After` seconds.',
+        content: PROBLEM,
+      };
+    }
+  }
 }
 
 /** Serves the document at /api/schema/ and Swagger UI at /api/docs/. */

@@ -1,5 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { DataSource, Equal } from 'typeorm';
+import { type CredentialCache, publishInvalidation } from '../auth/credential-cache.js';
+import { CREDENTIAL_CACHE } from '../auth/credential-cache.token.js';
 import { ApiError, type FieldErrors } from '../common/errors/api-error.js';
 import { Customer } from '../customers/customer.entity.js';
 import { PasswordHasher } from './password-hasher.js';
@@ -22,6 +24,7 @@ export class UsersService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly hasher: PasswordHasher,
+    @Optional() @Inject(CREDENTIAL_CACHE) private readonly cache?: CredentialCache,
   ) {}
 
   async create({ customerId, email, password, role = 'viewer' }: NewUser): Promise<User> {
@@ -57,12 +60,25 @@ export class UsersService {
       .getOne();
   }
 
+  findById(id: number): Promise<User | null> {
+    return this.dataSource.getRepository(User).findOneBy({ id: Equal(id) });
+  }
+
+  /**
+   * Deactivates a user; every token of theirs stops working at once: the change is announced on
+   * the credential-invalidation channel in the same transaction, so every server evicts its cache.
+   */
   async deactivate(email: string): Promise<User> {
     const user = await this.findByEmail(email);
     if (!user) throw ApiError.notFound(`No user with email ${email.trim()}.`);
     if (user.isActive) {
       user.isActive = false;
-      await this.dataSource.getRepository(User).update({ id: Equal(user.id) }, { isActive: false });
+      await this.dataSource.transaction(async (manager) => {
+        await manager.getRepository(User).update({ id: Equal(user.id) }, { isActive: false });
+        await publishInvalidation(manager, `user:${user.id}`);
+      });
+      // This process evicts at once; the others on NOTIFY.
+      this.cache?.invalidate(`user:${user.id}`);
     }
     return user;
   }

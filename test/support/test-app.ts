@@ -2,6 +2,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { pino } from 'pino';
 import type { DataSource } from 'typeorm';
 import { createApp } from '../../src/app.js';
+import { SettableClock } from '../../src/common/time/clock.js';
 import { loadConfig, type AppConfig } from '../../src/config/app-config.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
 
@@ -19,6 +20,8 @@ export interface TestApp {
   config: AppConfig;
   dataSource: DataSource;
   database: TestDatabase;
+  /** The app's clock: move it to expire tokens and keys without sleeping. */
+  clock: SettableClock;
   /** fetch() against the app, with a path relative to its base URL. */
   request(path: string, init?: RequestInit): Promise<Response>;
   close(): Promise<void>;
@@ -29,7 +32,8 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
   const database = await createTestDatabase();
   const dataSource = options.dataSource ?? database.dataSource;
   const config = loadConfig({ ...TEST_ENV, DATABASE_URL: database.url, ...env });
-  const app = await createApp({ config, dataSource, logger: pino({ level: 'silent' }) });
+  const clock = new SettableClock();
+  const app = await createApp({ config, dataSource, logger: pino({ level: 'silent' }), clock });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.getHttpServer().address() as { port: number };
   const baseUrl = `http://127.0.0.1:${address.port}`;
@@ -39,6 +43,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
     config,
     dataSource,
     database,
+    clock,
     request: (path, init) => fetch(`${baseUrl}${path}`, init),
     async close() {
       await app.close();

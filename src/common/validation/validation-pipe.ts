@@ -27,7 +27,7 @@ export function createValidationPipe(): ValidationPipe {
     whitelist: true,
     forbidNonWhitelisted: true,
     forbidUnknownValues: true,
-    stopAtFirstError: false,
+    stopAtFirstError: true,
     validationError: { target: false, value: false },
     exceptionFactory: (errors) => ApiError.validation(flattenValidationErrors(errors)),
   });

@@ -1,0 +1,33 @@
+import { applyDecorators, SetMetadata } from '@nestjs/common';
+import { ApiBearerAuth, ApiExtension } from '@nestjs/swagger';
+import { ApiProblems } from '../openapi/problem-details.schema.js';
+
+export const ACCESS = 'auth:access';
+
+/**
+ * Who may call a route. Deny by default: a route without a marker is `workspace` (JWT or API key;
+ * writes need an admin/editor or a write-scoped key). Each marker also writes the route's
+ * security into the OpenAPI document, so the two cannot disagree.
+ *
+ * - `public`: no credential (token endpoints, health, docs).
+ * - `personal`: a user's own things (`/users/me/`, logout, MCP tokens): JWT only, any role may
+ *   write, an API key → 403.
+ */
+export type Access = 'public' | 'personal' | 'workspace';
+
+export const LIMIT_BY_IP = 'auth:limit-by-ip';
+
+/** No credential needed. */
+export const Public = () => applyDecorators(SetMetadata(ACCESS, 'public' satisfies Access), ApiExtension('x-access', 'public'));
+
+/** A public endpoint that still counts against a rate limit, per client IP (the token endpoints). */
+export const PublicLimitedByIp = () => applyDecorators(Public(), SetMetadata(LIMIT_BY_IP, true), ApiProblems(429));
+
+/** A user's own resource: JWT only (API key → 403), any role may write. */
+export const Personal = () =>
+  applyDecorators(
+    SetMetadata(ACCESS, 'personal' satisfies Access),
+    ApiExtension('x-access', 'personal'),
+    ApiBearerAuth('jwt'),
+    ApiProblems(401, 403),
+  );

@@ -1,0 +1,86 @@
+import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { AuthGuard } from '@nestjs/passport';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../common/errors/api-error.js';
+import { ACCESS, type Access, LIMIT_BY_IP } from './access.decorators.js';
+import type { Identity } from './identity.js';
+import { RequestRateLimit } from './request-rate-limit.js';
+import { API_KEY_CHALLENGE } from './strategies/api-key.strategy.js';
+
+const CHALLENGES = `Bearer realm="api", ${API_KEY_CHALLENGE}`;
+const MAX_AUTHORIZATION_LENGTH = 4096;
+/** One scheme, one space, one token of visible ASCII: anything looser is refused before any parsing. */
+const AUTHORIZATION = /^(Bearer|Api-Key) ([\x21-\x7e]+)$/;
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** A passport strategy run through @nestjs/passport, its failures turned into our 401. */
+function passportAuthenticator(strategy: 'jwt' | 'api-key', challenge: string): CanActivate {
+  class Authenticator extends AuthGuard(strategy) {
+    override handleRequest<T>(error: unknown, identity: T): T {
+      if (error instanceof ApiError) throw error;
+      if (error || !identity)
+        throw new ApiError(401, 'authentication_failed', 'Invalid credentials.', undefined, { 'www-authenticate': challenge });
+      return identity;
+    }
+  }
+  return new Authenticator({ session: false });
+}
+
+/**
+ * The one global guard (SPEC sections 1-2): picks the passport strategy from the Authorization
+ * scheme, sets `request.identity`, counts the identity's rate limit, and applies the route's
+ * access rule — personal routes are for users only; writes need an admin/editor or a write key.
+ */
+@Injectable()
+export class AuthenticationGuard implements CanActivate {
+  private readonly jwt = passportAuthenticator('jwt', 'Bearer realm="api"');
+  private readonly apiKey = passportAuthenticator('api-key', API_KEY_CHALLENGE);
+
+  constructor(
+    private readonly reflector: Reflector,
+    @Inject(RequestRateLimit) private readonly rateLimit: RequestRateLimit,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const access = this.reflector.getAllAndOverride<Access | undefined>(ACCESS, [context.getHandler(), context.getClass()]) ?? 'workspace';
+    const http = context.switchToHttp();
+    const request = http.getRequest<FastifyRequest>();
+    const reply = http.getResponse<FastifyReply>();
+    if (access === 'public') {
+      if (this.reflector.get<boolean | undefined>(LIMIT_BY_IP, context.getHandler()))
+        await this.rateLimit.consume(`ip:${request.ip}`, reply);
+      return true;
+    }
+
+    const header = request.headers.authorization;
+    if (header === undefined || header === '') {
+      throw new ApiError(401, 'not_authenticated', 'Authentication credentials were not provided.', undefined, {
+        'www-authenticate': CHALLENGES,
+      });
+    }
+    const match = header.length <= MAX_AUTHORIZATION_LENGTH ? AUTHORIZATION.exec(header) : null;
+    if (!match)
+      throw new ApiError(401, 'authentication_failed', 'Invalid Authorization header.', undefined, { 'www-authenticate': CHALLENGES });
+
+    const authenticator = match[1] === 'Bearer' ? this.jwt : this.apiKey;
+    await authenticator.canActivate(context);
+    const identity = (request as FastifyRequest & { user?: Identity }).user!;
+    request.identity = identity;
+
+    await this.rateLimit.consume(`${identity.kind}:${identity.kind === 'api_key' ? identity.apiKeyId : identity.userId}`, reply);
+    authorize(identity, access, request.method);
+    return true;
+  }
+}
+
+function authorize(identity: Identity, access: Access, method: string): void {
+  if (access === 'personal') {
+    if (identity.kind !== 'user') throw ApiError.permissionDenied('This endpoint is for users; an API key cannot use it.');
+    return;
+  }
+  if (READ_METHODS.has(method)) return;
+  if (identity.kind === 'api_key' ? identity.scope !== 'write' : identity.role === 'viewer') {
+    throw ApiError.permissionDenied(identity.kind === 'api_key' ? 'This API key is read-only.' : 'Viewers can only read.');
+  }
+}

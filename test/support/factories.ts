@@ -1,0 +1,61 @@
+import { randomBytes } from 'node:crypto';
+import { ApiKeysService } from '../../src/api-keys/api-keys.service.js';
+import type { ApiKeyScope } from '../../src/api-keys/api-key.entity.js';
+import { CustomersService } from '../../src/customers/customers.service.js';
+import type { UserRole } from '../../src/users/user-role.js';
+import { UsersService } from '../../src/users/users.service.js';
+import type { TestApp } from './test-app.js';
+
+export const PASSWORD = 'correct horse battery staple';
+
+export interface Workspace {
+  customerId: number;
+}
+
+export interface TestUser {
+  id: number;
+  customerId: number;
+  email: string;
+  password: string;
+  role: UserRole;
+}
+
+const unique = () => randomBytes(4).toString('hex');
+
+/** Builds through the app's own services (and so its credential cache), never with raw SQL. */
+export async function createWorkspace(api: TestApp, name = `Workspace ${unique()}`): Promise<Workspace> {
+  const customer = await api.app.get(CustomersService).create(name);
+  return { customerId: customer.id };
+}
+
+export async function createUser(
+  api: TestApp,
+  workspace: Workspace,
+  overrides: { role?: UserRole; email?: string; password?: string } = {},
+): Promise<TestUser> {
+  const role = overrides.role ?? 'editor';
+  const email = overrides.email ?? `${role}-${unique()}@example.com`;
+  const password = overrides.password ?? PASSWORD;
+  const user = await api.app.get(UsersService).create({ customerId: workspace.customerId, email, password, role });
+  return { id: user.id, customerId: workspace.customerId, email, password, role };
+}
+
+export async function createApiKey(api: TestApp, workspace: Workspace, overrides: { scope?: ApiKeyScope; expiresInDays?: number } = {}) {
+  const { apiKey, key } = await api.app
+    .get(ApiKeysService)
+    .create({ customerId: workspace.customerId, name: `key ${unique()}`, ...overrides });
+  return { id: apiKey.id, key, prefix: apiKey.prefix };
+}
+
+export function json(body: unknown, headers: Record<string, string> = {}): RequestInit {
+  return { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) };
+}
+
+export async function login(api: TestApp, user: Pick<TestUser, 'email' | 'password'>): Promise<{ access: string; refresh: string }> {
+  const response = await api.request('/api/v1/jwt/create/', json({ email: user.email, password: user.password }));
+  if (response.status !== 200) throw new Error(`login failed with ${response.status}: ${await response.text()}`);
+  return (await response.json()) as { access: string; refresh: string };
+}
+
+export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+export const apiKeyHeader = (key: string) => ({ authorization: `Api-Key ${key}` });
