@@ -1,0 +1,275 @@
+import { parseArgs } from 'node:util';
+import type { DataSource } from 'typeorm';
+import { type AppConfig, ConfigError, loadConfig } from '../config/app-config.js';
+import type { OpenDatabase } from '../database/database.js';
+import { USER_ROLES, type UserRole } from '../users/user-role.js';
+import type { User } from '../users/user.entity.js';
+
+export interface CliOutput {
+  write(chunk: string): unknown;
+}
+
+export interface CliIo {
+  stdout: CliOutput;
+  stderr: CliOutput;
+}
+
+export type CliEnv = Record<string, string | undefined>;
+
+export interface CommandArgs {
+  /** Every option is a string: numbers and choices are checked by the command that reads them. */
+  values: Record<string, string | undefined>;
+  positionals: string[];
+}
+
+export interface CommandContext {
+  config: AppConfig;
+  /**
+   * Connects (and migrates) on first call, so a command can reject its arguments first: a typo
+   * must not start the embedded cluster or touch the schema.
+   */
+  dataSource(): Promise<DataSource>;
+}
+
+export type CommandHandler = (args: CommandArgs, context: CommandContext) => Promise<object>;
+
+export interface Command {
+  /** The arguments part of the usage line, as SPEC section 9 spells it. */
+  usage: string;
+  options: readonly string[];
+  /** Names of the required positional arguments, e.g. `['ID']` for `apikey revoke ID`. */
+  positionals?: readonly string[];
+  run: CommandHandler;
+}
+
+/** Bad invocation (exit 2), as opposed to a refused or failed operation (exit 1). */
+export class UsageError extends Error {
+  constructor(
+    message: string,
+    readonly commandName?: string,
+  ) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+const PROGRAM = 'audience-admin';
+const MAX_INT4 = 2_147_483_647;
+
+/**
+ * Keyed by the words that select the command. Handlers import what they need only when they run:
+ * loading Nest, TypeORM and argon2 costs most of a run's time, and `--help` or a typo should not pay for it.
+ */
+export const COMMANDS: Readonly<Record<string, Command>> = {
+  'customer create': {
+    usage: '--name N',
+    options: ['name'],
+    async run(args, context) {
+      const name = requiredOption(args, 'name');
+      const { CustomersService } = await import('../customers/customers.service.js');
+      const customer = await new CustomersService(await context.dataSource()).create(name);
+      return { id: customer.id, name: customer.name, created_at: customer.createdAt.toISOString() };
+    },
+  },
+  'user create': {
+    usage: '--customer ID --email E --password P [--role admin|editor|viewer]',
+    options: ['customer', 'email', 'password', 'role'],
+    async run(args, context) {
+      const customerId = integerOption(args, 'customer');
+      const email = requiredOption(args, 'email');
+      const password = requiredOption(args, 'password');
+      const role = args.values.role ?? 'viewer';
+      if (!isUserRole(role)) throw new UsageError(`--role must be one of ${USER_ROLES.join(', ')} (got "${role}")`);
+      const users = await usersService(context);
+      return userJson(await users.create({ customerId, email, password, role }));
+    },
+  },
+  'user deactivate': {
+    usage: '--email E',
+    options: ['email'],
+    async run(args, context) {
+      const email = requiredOption(args, 'email');
+      const users = await usersService(context);
+      return userJson(await users.deactivate(email));
+    },
+  },
+  migrate: {
+    usage: '',
+    options: [],
+    async run(_args, context) {
+      // Opening the database is what applies pending migrations; what is left is to report them.
+      const dataSource = await context.dataSource();
+      const table = dataSource.driver.escape(dataSource.options.migrationsTableName ?? 'migrations');
+      const rows: { name: string }[] = await dataSource.query(`SELECT name FROM ${table} ORDER BY "timestamp", id`);
+      return { migrations: 'applied', applied: rows.map((row) => row.name) };
+    },
+  },
+};
+
+async function usersService(context: CommandContext) {
+  // One import at a time: Jest's ESM loader fails on concurrent imports that share dependencies.
+  const { UsersService } = await import('../users/users.service.js');
+  const { PasswordHasher } = await import('../users/password-hasher.js');
+  return new UsersService(await context.dataSource(), new PasswordHasher());
+}
+
+/** Field by field, so a column added to the entity (or the password hash) never leaks by default. */
+function userJson(user: User): object {
+  return {
+    id: user.id,
+    email: user.email,
+    customer: user.customerId,
+    role: user.role,
+    is_active: user.isActive,
+    date_joined: user.dateJoined.toISOString(),
+  };
+}
+
+function isUserRole(value: string): value is UserRole {
+  return (USER_ROLES as readonly string[]).includes(value);
+}
+
+function requiredOption(args: CommandArgs, name: string): string {
+  const value = args.values[name];
+  if (value === undefined) throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+function integerOption(args: CommandArgs, name: string): number {
+  return parseId(requiredOption(args, name), `--${name}`);
+}
+
+/** Ids are positive int4 values; anything else is a typo, not a lookup that finds nothing. */
+export function parseId(raw: string, label: string): number {
+  const text = raw.trim();
+  if (!/^\d{1,10}$/.test(text) || Number(text) < 1 || Number(text) > MAX_INT4) {
+    throw new UsageError(`${label} must be a positive integer (got "${raw}")`);
+  }
+  return Number(text);
+}
+
+interface Invocation {
+  name: string;
+  command: Command;
+  args: CommandArgs;
+}
+
+function findCommand(argv: string[]): { name: string; rest: string[] } | undefined {
+  for (const words of [2, 1]) {
+    const name = argv.slice(0, words).join(' ');
+    if (argv.length >= words && Object.hasOwn(COMMANDS, name)) return { name, rest: argv.slice(words) };
+  }
+  return undefined;
+}
+
+function parseInvocation(argv: string[]): Invocation | 'help' {
+  if (argv.length === 1 && ['--help', '-h', 'help'].includes(argv[0])) return 'help';
+  const found = findCommand(argv);
+  if (!found) {
+    const given = argv.filter((word) => !word.startsWith('-')).slice(0, 2);
+    const problem = given.length === 0 ? 'no command given' : `unknown command "${given.join(' ')}"`;
+    throw new UsageError(`${problem}; commands: ${Object.keys(COMMANDS).join(', ')} (see --help)`);
+  }
+  const command = COMMANDS[found.name];
+  const expected = command.positionals ?? [];
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: found.rest,
+      options: Object.fromEntries(command.options.map((option) => [option, { type: 'string' as const }])),
+      allowPositionals: expected.length > 0,
+      strict: true,
+    });
+  } catch (error) {
+    throw new UsageError(oneLine((error as Error).message), found.name);
+  }
+  if (parsed.positionals.length !== expected.length) {
+    throw new UsageError(`expected ${expected.length} argument(s) ${expected.join(' ')}`.trim(), found.name);
+  }
+  return {
+    name: found.name,
+    command,
+    args: { values: parsed.values as Record<string, string | undefined>, positionals: parsed.positionals },
+  };
+}
+
+function usageLine(name: string): string {
+  return [PROGRAM, name, COMMANDS[name].usage].filter(Boolean).join(' ');
+}
+
+function helpText(): string {
+  const lines = Object.keys(COMMANDS).map((name) => `  ${usageLine(name)}`);
+  return `Usage:\n${lines.join('\n')}\n\nEach result is one JSON object on stdout; errors go to stderr with a non-zero exit code.\n`;
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+/**
+ * Runs one CLI invocation and returns its exit code: 0 on success, 2 for usage errors, 1 for
+ * anything else. Writes exactly one JSON line to stdout on success and one line to stderr on
+ * failure; `env` is read instead of process.env so tests can aim it at their own database.
+ */
+export async function runCli(argv: string[], io: CliIo, env: CliEnv = process.env): Promise<number> {
+  let commandName: string | undefined;
+  let database: OpenDatabase | undefined;
+  const fail = async (error: unknown): Promise<number> => {
+    io.stderr.write(`${await describeError(error, commandName)}\n`);
+    return error instanceof UsageError ? 2 : 1;
+  };
+  let exitCode: number;
+  try {
+    const invocation = parseInvocation(argv);
+    if (invocation === 'help') {
+      io.stdout.write(helpText());
+      return 0;
+    }
+    commandName = invocation.name;
+    const config = loadConfig(env);
+    const context: CommandContext = {
+      config,
+      async dataSource() {
+        if (!database) {
+          const { openDatabase } = await import('../database/database.js');
+          database = await openDatabase(config, {
+            applicationName: PROGRAM,
+            poolSize: 1,
+            // stdout carries only the result; progress (e.g. first-time cluster setup) goes to stderr.
+            log: (line) => io.stderr.write(`${oneLine(line)}\n`),
+          });
+        }
+        return database.dataSource;
+      },
+    };
+    const result = await invocation.command.run(invocation.args, context);
+    io.stdout.write(`${JSON.stringify(result)}\n`);
+    exitCode = 0;
+  } catch (error) {
+    exitCode = await fail(error);
+  }
+  try {
+    await database?.close();
+  } catch (error) {
+    // The result may already be out, but an unclean shutdown (say, an embedded cluster left running) must still show.
+    exitCode = Math.max(exitCode, await fail(error));
+  }
+  return exitCode;
+}
+
+async function describeError(error: unknown, commandName: string | undefined): Promise<string> {
+  if (error instanceof UsageError) {
+    const name = error.commandName ?? commandName;
+    const usage = name ? `; usage: ${usageLine(name)}` : '';
+    return `${PROGRAM}: ${error.message}${usage}`;
+  }
+  if (error instanceof ConfigError) {
+    return JSON.stringify({ error: 'invalid_configuration', detail: oneLine(error.message) });
+  }
+  // Loaded only now: if a command threw an ApiError, the module is already in memory anyway.
+  const { ApiError } = await import('../common/errors/api-error.js');
+  if (error instanceof ApiError) {
+    return JSON.stringify({ error: error.code, detail: error.detail, errors: error.errors });
+  }
+  return JSON.stringify({ error: 'internal_error', detail: oneLine(error instanceof Error ? error.message : String(error)) });
+}
