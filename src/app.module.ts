@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { DataSource } from 'typeorm';
+import { AudiencesModule } from './audiences/audiences.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { CredentialCache } from './auth/credential-cache.js';
 import { CREDENTIAL_CACHE } from './auth/credential-cache.token.js';
@@ -50,6 +51,7 @@ export class AppModule {
         }),
         UsersModule,
         AuthModule,
+        AudiencesModule,
       ],
       controllers: [HealthController],
       providers: shared,

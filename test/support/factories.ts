@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { AiModelInstancesRepository } from '../../src/ai-model-instances/ai-model-instances.repository.js';
 import { ApiKeysService } from '../../src/api-keys/api-keys.service.js';
 import type { ApiKeyScope } from '../../src/api-keys/api-key.entity.js';
+import { Tenant } from '../../src/common/tenancy/tenant.js';
+import { ConnectionsRepository } from '../../src/connections/connections.repository.js';
 import { CustomersService } from '../../src/customers/customers.service.js';
 import type { UserRole } from '../../src/users/user-role.js';
 import { UsersService } from '../../src/users/users.service.js';
@@ -59,3 +62,39 @@ export async function login(api: TestApp, user: Pick<TestUser, 'email' | 'passwo
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 export const apiKeyHeader = (key: string) => ({ authorization: `Api-Key ${key}` });
+
+/** Resources a test needs as fixtures; the API under test is exercised separately. */
+export async function createConnection(
+  api: TestApp,
+  workspace: Workspace,
+  overrides: { status?: 'active' | 'expired' | 'revoked' | 'error'; platform?: 'google_ads' | 'meta_ads'; accountName?: string } = {},
+): Promise<{ id: number }> {
+  const connection = await api.app.get(ConnectionsRepository).insert(Tenant.forOperator(workspace.customerId), {
+    platform: overrides.platform ?? 'google_ads',
+    externalAccountId: `${Math.floor(Math.random() * 1e10)}`,
+    accountName: overrides.accountName ?? `Account ${unique()}`,
+    status: overrides.status ?? 'active',
+    scopes: ['https://www.googleapis.com/auth/adwords'],
+  });
+  return { id: connection.id };
+}
+
+export async function createModelInstance(
+  api: TestApp,
+  workspace: Workspace,
+  overrides: { status?: 'pending' | 'training' | 'ready' | 'failed' | 'archived'; name?: string } = {},
+): Promise<{ id: number }> {
+  const model = await api.app.get(AiModelInstancesRepository).insert(Tenant.forOperator(workspace.customerId), {
+    name: overrides.name ?? `Model ${unique()}`,
+    modelType: 'propensity',
+    baseModel: 'gbm-v3',
+    status: overrides.status ?? 'ready',
+  });
+  return { id: model.id };
+}
+
+export function send(method: 'POST' | 'PATCH' | 'PUT' | 'DELETE', body: unknown, headers: Record<string, string>): RequestInit {
+  return body === undefined
+    ? { method, headers }
+    : { method, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) };
+}

@@ -1,0 +1,84 @@
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query, Req } from '@nestjs/common';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import type { FastifyRequest } from 'fastify';
+import { IdPipe } from '../common/http/id-param.js';
+import { choiceFilter, integerFilter, type Query as QueryString, searchPattern } from '../common/http/query-filters.js';
+import { ApiList, requestUrl } from '../common/pagination/list-endpoint.js';
+import { parsePageRequest } from '../common/pagination/pagination.js';
+import { CurrentTenant, type Tenant } from '../common/tenancy/tenant.js';
+import { ORDERING_FIELDS } from '../common/tenancy/tenant-repository.js';
+import type { AppConfig } from '../config/app-config.js';
+import { APP_CONFIG } from '../config/config.token.js';
+import { ApiProblems } from '../openapi/problem-details.schema.js';
+import { AUDIENCE_STATUSES, SOURCE_TYPES } from './audience.entity.js';
+import { AudiencesService } from './audiences.service.js';
+import { AudienceDto, CreateAudienceDto, UpdateAudienceDto } from './dto/audience.dto.js';
+
+@ApiTags('audiences')
+@Controller('api/v1/audiences')
+export class AudiencesController {
+  constructor(
+    private readonly audiences: AudiencesService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  @Get()
+  @ApiOperation({ summary: 'List audiences', description: 'Audiences of your workspace, newest first by default.' })
+  @ApiList(AudienceDto, [
+    { name: 'customer', description: 'Workspace id; any other than yours gives an empty page.', schema: { type: 'integer' } },
+    { name: 'status', description: 'Only this status.', schema: { type: 'string', enum: [...AUDIENCE_STATUSES] } },
+    { name: 'source_type', description: 'Only this source type.', schema: { type: 'string', enum: [...SOURCE_TYPES] } },
+    { name: 'search', description: 'Name contains this text, ignoring letter case.', schema: { type: 'string', maxLength: 255 } },
+  ])
+  @ApiProblems(400, 404)
+  list(@CurrentTenant() tenant: Tenant, @Query() query: QueryString, @Req() request: FastifyRequest) {
+    const filters = {
+      customerId: integerFilter(query, 'customer'),
+      status: choiceFilter(query, 'status', AUDIENCE_STATUSES),
+      sourceType: choiceFilter(query, 'source_type', SOURCE_TYPES),
+      search: searchPattern(query),
+    };
+    const page = parsePageRequest(query, { orderingFields: ORDERING_FIELDS });
+    return this.audiences.list(tenant, filters, page, requestUrl(request, this.config.publicBaseUrl));
+  }
+
+  @Post()
+  @ApiOperation({ summary: 'Create an audience' })
+  @ApiCreatedResponse({ type: AudienceDto })
+  @ApiProblems(400, 413, 415)
+  create(@CurrentTenant() tenant: Tenant, @Body() body: CreateAudienceDto): Promise<AudienceDto> {
+    return this.audiences.create(tenant, body);
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'Get an audience' })
+  @ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 } })
+  @ApiOkResponse({ type: AudienceDto })
+  @ApiProblems(404)
+  retrieve(@CurrentTenant() tenant: Tenant, @Param('id', IdPipe) id: number): Promise<AudienceDto> {
+    return this.audiences.get(tenant, id);
+  }
+
+  @Patch(':id')
+  @ApiOperation({
+    summary: 'Update an audience',
+    description:
+      'Changes the fields given. An archived audience cannot change: a PATCH that would change it is a 400, one that changes nothing a 200.',
+  })
+  @ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 } })
+  @ApiOkResponse({ type: AudienceDto })
+  @ApiProblems(400, 404, 413, 415)
+  partialUpdate(@CurrentTenant() tenant: Tenant, @Param('id', IdPipe) id: number, @Body() body: UpdateAudienceDto): Promise<AudienceDto> {
+    return this.audiences.update(tenant, id, body);
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Delete an audience', description: 'Refused with 409 while a signal uses the audience.' })
+  @ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 } })
+  @ApiNoContentResponse({ description: 'Deleted.' })
+  @ApiProblems(404, 409)
+  destroy(@CurrentTenant() tenant: Tenant, @Param('id', IdPipe) id: number): Promise<void> {
+    return this.audiences.delete(tenant, id);
+  }
+}

@@ -1,0 +1,217 @@
+import { isDeepStrictEqual } from 'node:util';
+import { Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import { AiModelInstancesRepository } from '../ai-model-instances/ai-model-instances.repository.js';
+import { ApiError, type FieldErrors } from '../common/errors/api-error.js';
+import { constraintOf, isForeignKeyViolation, isUniqueViolation } from '../common/errors/database-errors.js';
+import type { Page, PageRequest } from '../common/pagination/pagination.js';
+import { buildPage } from '../common/pagination/pagination.js';
+import type { Tenant } from '../common/tenancy/tenant.js';
+import { MESSAGES } from '../common/validation/fields.js';
+import { ConnectionsRepository } from '../connections/connections.repository.js';
+import { toAudienceDto } from './audience.mapper.js';
+import { audienceTransitionError } from './audience-status.js';
+import { Audience } from './audience.entity.js';
+import { type AudienceFilters, AudiencesRepository } from './audiences.repository.js';
+import type { AudienceDto, CreateAudienceDto, UpdateAudienceDto } from './dto/audience.dto.js';
+
+const NAME_TAKEN = 'An audience with this name already exists.';
+
+/** The rules of SPEC section 3 for audiences, shared by the REST controller and the MCP tools. */
+@Injectable()
+export class AudiencesService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly audiences: AudiencesRepository,
+    private readonly models: AiModelInstancesRepository,
+    private readonly connections: ConnectionsRepository,
+  ) {}
+
+  async list(tenant: Tenant, filters: AudienceFilters, request: PageRequest, url: URL): Promise<Page<AudienceDto>> {
+    const { rows, count } = await this.audiences.list(tenant, filters, request);
+    const links = await this.audiences.connectionIds(
+      tenant,
+      rows.map((row) => row.id),
+    );
+    return buildPage(
+      request,
+      count,
+      rows.map((row) => toAudienceDto(row, links.get(row.id) ?? [])),
+      url,
+    );
+  }
+
+  async get(tenant: Tenant, id: number): Promise<AudienceDto> {
+    const audience = await this.audiences.findById(tenant, id);
+    if (!audience) throw ApiError.notFound();
+    return this.present(tenant, audience);
+  }
+
+  async create(tenant: Tenant, input: CreateAudienceDto): Promise<AudienceDto> {
+    if (input.status !== undefined) this.checkTransition('draft', input.status);
+    const state: AudienceState = {
+      name: input.name,
+      description: input.description ?? '',
+      sourceType: input.source_type,
+      rules: input.rules ?? {},
+      modelInstanceId: input.model_instance ?? null,
+      minScore: input.min_score ?? null,
+      status: input.status ?? 'draft',
+      connections: input.connections ?? [],
+    };
+    return this.write(tenant, async (manager) => {
+      await this.validate(tenant, state, undefined, manager);
+      const audience = await this.audiences.insert(
+        tenant,
+        {
+          name: state.name,
+          description: state.description,
+          sourceType: state.sourceType,
+          rules: state.rules,
+          modelInstanceId: state.modelInstanceId,
+          minScore: state.minScore,
+          status: state.status,
+        },
+        manager,
+      );
+      await this.audiences.replaceConnections(tenant, audience.id, state.connections, manager);
+      return toAudienceDto(
+        audience,
+        [...state.connections].sort((a, b) => a - b),
+      );
+    });
+  }
+
+  /**
+   * PATCH: the merged state is validated as a whole. An archived audience is read-only: a change
+   * is a 400, a PATCH that changes nothing is a 200 (SPEC section 3).
+   */
+  async update(tenant: Tenant, id: number, input: UpdateAudienceDto): Promise<AudienceDto> {
+    return this.write(tenant, async (manager) => {
+      const audience = await this.audiences.findById(tenant, id, { manager, lock: true });
+      if (!audience) throw ApiError.notFound();
+      const currentConnections = (await this.audiences.connectionIds(tenant, [id], manager)).get(id) ?? [];
+      const next: AudienceState = {
+        name: input.name ?? audience.name,
+        description: input.description ?? audience.description,
+        sourceType: input.source_type ?? audience.sourceType,
+        rules: input.rules ?? audience.rules,
+        modelInstanceId: input.model_instance !== undefined ? input.model_instance : audience.modelInstanceId,
+        minScore: input.min_score !== undefined ? input.min_score : audience.minScore,
+        status: input.status ?? audience.status,
+        connections: input.connections ?? currentConnections,
+      };
+      const connectionsChanged = !sameIds(next.connections, currentConnections);
+      const changed = connectionsChanged || changedFields(audience, next).length > 0;
+      if (!changed) return toAudienceDto(audience, currentConnections);
+      if (audience.status === 'archived') throw ApiError.field('status', 'This audience is archived and cannot be changed.');
+      this.checkTransition(audience.status, next.status);
+      await this.validate(tenant, next, id, manager);
+
+      Object.assign(audience, {
+        name: next.name,
+        description: next.description,
+        sourceType: next.sourceType,
+        rules: next.rules,
+        modelInstanceId: next.modelInstanceId,
+        minScore: next.minScore,
+        status: next.status,
+      });
+      const saved = await this.audiences.save(tenant, audience, manager);
+      if (connectionsChanged) await this.audiences.replaceConnections(tenant, id, next.connections, manager);
+      return toAudienceDto(
+        saved,
+        [...next.connections].sort((a, b) => a - b),
+      );
+    });
+  }
+
+  /** 409 while a signal still points at the audience: deleting it would silently rewire them. */
+  async delete(tenant: Tenant, id: number): Promise<void> {
+    await this.write(tenant, async (manager) => {
+      const audience = await this.audiences.findById(tenant, id, { manager, lock: true });
+      if (!audience) throw ApiError.notFound();
+      const signals = await this.audiences.signalCount(tenant, id, manager);
+      if (signals > 0) throw ApiError.conflict(`This audience is used by ${signals} signal(s); remove it from them first.`);
+      await this.audiences.delete(tenant, id, manager);
+    });
+  }
+
+  private async present(tenant: Tenant, audience: Audience): Promise<AudienceDto> {
+    const links = await this.audiences.connectionIds(tenant, [audience.id]);
+    return toAudienceDto(audience, links.get(audience.id) ?? []);
+  }
+
+  private checkTransition(from: Audience['status'], to: Audience['status']): void {
+    const error = audienceTransitionError(from, to);
+    if (error) throw ApiError.field('status', error);
+  }
+
+  /** Cross-field rules and references, all reported together. Another workspace's id reads exactly like a missing one. */
+  private async validate(tenant: Tenant, state: AudienceState, id: number | undefined, manager: EntityManager): Promise<void> {
+    const errors: FieldErrors = {};
+    if (state.sourceType === 'model' && state.modelInstanceId === null)
+      errors.model_instance = ['This field is required when source_type is "model".'];
+    if (state.sourceType !== 'model' && state.minScore !== null) errors.min_score = ['Only allowed when source_type is "model".'];
+    if (
+      state.modelInstanceId !== null &&
+      !(await this.models.existingIds(tenant, [state.modelInstanceId], manager)).has(state.modelInstanceId)
+    ) {
+      errors.model_instance = [MESSAGES.doesNotExist(state.modelInstanceId)];
+    }
+    if (state.connections.length > 0) {
+      const existing = await this.connections.existingIds(tenant, state.connections, manager);
+      const missing = state.connections.filter((connectionId) => !existing.has(connectionId));
+      if (missing.length > 0) errors.connections = missing.map((connectionId) => MESSAGES.doesNotExist(connectionId));
+    }
+    if (await this.audiences.nameTaken(tenant, state.name, id, manager)) errors.name = [NAME_TAKEN];
+    if (Object.keys(errors).length > 0) throw ApiError.validation(errors);
+  }
+
+  /** One transaction per write; constraint races become the same 400s the checks give. */
+  private async write<T>(tenant: Tenant, work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    try {
+      return await this.dataSource.transaction(work);
+    } catch (error) {
+      if (isUniqueViolation(error, 'audiences_customer_name_lower_key')) throw ApiError.field('name', NAME_TAKEN);
+      if (isForeignKeyViolation(error)) {
+        const constraint = constraintOf(error);
+        if (constraint === 'audiences_model_instance_fkey')
+          throw ApiError.field('model_instance', 'The AI model instance no longer exists.');
+        if (constraint === 'audience_connections_connection_fkey') throw ApiError.field('connections', 'A connection no longer exists.');
+        if (constraint === 'signals_audience_fkey')
+          throw ApiError.conflict('This audience is used by a signal; remove it from the signal first.');
+      }
+      throw error;
+    }
+  }
+}
+
+interface AudienceState {
+  name: string;
+  description: string;
+  sourceType: Audience['sourceType'];
+  rules: Record<string, unknown>;
+  modelInstanceId: number | null;
+  minScore: number | null;
+  status: Audience['status'];
+  connections: number[];
+}
+
+function changedFields(audience: Audience, next: AudienceState): string[] {
+  const changed: string[] = [];
+  if (audience.name !== next.name) changed.push('name');
+  if (audience.description !== next.description) changed.push('description');
+  if (audience.sourceType !== next.sourceType) changed.push('source_type');
+  if (!isDeepStrictEqual(audience.rules, next.rules)) changed.push('rules');
+  if (audience.modelInstanceId !== next.modelInstanceId) changed.push('model_instance');
+  if (audience.minScore !== next.minScore) changed.push('min_score');
+  if (audience.status !== next.status) changed.push('status');
+  return changed;
+}
+
+function sameIds(a: number[], b: number[]): boolean {
+  if (a.length !== b.length) return false;
+  const set = new Set(a);
+  return b.every((id) => set.has(id));
+}

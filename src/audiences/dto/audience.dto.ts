@@ -1,0 +1,134 @@
+import { ApiHideProperty, ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
+import {
+  ChoiceField,
+  JsonObjectField,
+  NumberField,
+  ReadOnlyField,
+  ReferenceField,
+  ReferenceListField,
+  RequiredString,
+  TextField,
+} from '../../common/validation/fields.js';
+import { AUDIENCE_STATUSES, SOURCE_TYPES } from '../audience.entity.js';
+
+/** Read-only fields a client may echo back in a body: accepted and ignored (SPEC section 3). */
+class AudienceReadOnlyFields {
+  @ApiHideProperty() @ReadOnlyField() id?: unknown;
+  @ApiHideProperty() @ReadOnlyField() customer?: unknown;
+  @ApiHideProperty() @ReadOnlyField() size?: unknown;
+  @ApiHideProperty() @ReadOnlyField() created_at?: unknown;
+  @ApiHideProperty() @ReadOnlyField() updated_at?: unknown;
+}
+
+export class CreateAudienceDto extends AudienceReadOnlyFields {
+  @ApiProperty({
+    minLength: 1,
+    maxLength: 255,
+    example: 'High-value churn risks',
+    description: 'Trimmed; unique in the workspace ignoring letter case.',
+  })
+  @RequiredString({ max: 255 })
+  name: string;
+
+  @ApiPropertyOptional({ maxLength: 2000, default: '', example: 'Customers with a churn score above 0.8.' })
+  @TextField({ max: 2000, optional: true })
+  description?: string;
+
+  @ApiProperty({ enum: SOURCE_TYPES, example: 'model', description: 'Where members come from: rules, a model, or an upload.' })
+  @ChoiceField(SOURCE_TYPES)
+  source_type: (typeof SOURCE_TYPES)[number];
+
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    default: {},
+    example: { country: 'DE', min_orders: 3 },
+    description: 'At most 64 KiB as JSON, nested at most 10 levels.',
+  })
+  @JsonObjectField()
+  rules?: Record<string, unknown>;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    nullable: true,
+    default: null,
+    example: 12,
+    description: 'An AI model instance of your workspace; required when source_type is `model`.',
+  })
+  @ReferenceField()
+  model_instance?: number | null;
+
+  @ApiPropertyOptional({
+    type: 'number',
+    nullable: true,
+    minimum: 0,
+    maximum: 1,
+    default: null,
+    example: 0.8,
+    description: 'Score threshold, 0–1; only with source_type `model`.',
+  })
+  @NumberField({ min: 0, max: 1, nullable: true, optional: true })
+  min_score?: number | null;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    isArray: true,
+    default: [],
+    example: [3],
+    description: 'Destination connections of your workspace.',
+  })
+  @ReferenceListField()
+  connections?: number[];
+
+  @ApiPropertyOptional({
+    enum: AUDIENCE_STATUSES,
+    default: 'draft',
+    description: '`draft` → `active`; `draft`/`active` → `archived`. Archived is final: the audience cannot change any more.',
+  })
+  @ChoiceField(AUDIENCE_STATUSES, { optional: true })
+  status?: (typeof AUDIENCE_STATUSES)[number];
+}
+
+/** Every field optional; an explicit null is still checked (so `"name": null` is a 400, not a crash). */
+export class UpdateAudienceDto extends PartialType(CreateAudienceDto, { skipNullProperties: false }) {}
+
+export class AudienceDto {
+  @ApiProperty({ example: 41, readOnly: true })
+  id: number;
+
+  @ApiProperty({ example: 1, readOnly: true, description: 'Your workspace (customer) id.' })
+  customer: number;
+
+  @ApiProperty({ example: 'High-value churn risks' })
+  name: string;
+
+  @ApiProperty({ example: 'Customers with a churn score above 0.8.' })
+  description: string;
+
+  @ApiProperty({ enum: SOURCE_TYPES, example: 'model' })
+  source_type: string;
+
+  @ApiProperty({ type: 'object', additionalProperties: true, example: {} })
+  rules: Record<string, unknown>;
+
+  @ApiProperty({ type: 'integer', nullable: true, example: 12 })
+  model_instance: number | null;
+
+  @ApiProperty({ type: 'number', nullable: true, example: 0.8 })
+  min_score: number | null;
+
+  @ApiProperty({ type: 'integer', isArray: true, example: [3] })
+  connections: number[];
+
+  @ApiProperty({ enum: AUDIENCE_STATUSES, example: 'draft' })
+  status: string;
+
+  @ApiProperty({ type: 'integer', nullable: true, readOnly: true, example: 15230, description: 'Estimated member count.' })
+  size: number | null;
+
+  @ApiProperty({ example: '2026-11-21T10:00:00.000Z', format: 'date-time', readOnly: true })
+  created_at: string;
+
+  @ApiProperty({ example: '2026-11-21T10:00:00.000Z', format: 'date-time', readOnly: true })
+  updated_at: string;
+}

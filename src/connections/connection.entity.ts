@@ -1,0 +1,60 @@
+import { Check, Column, Entity, Index, JoinColumn, ManyToOne, type Relation } from 'typeorm';
+import { TenantEntity } from '../common/tenancy/tenant-entity.js';
+import { Customer } from '../customers/customer.entity.js';
+import { User } from '../users/user.entity.js';
+
+export const PLATFORMS = ['google_ads', 'meta_ads'] as const;
+export type Platform = (typeof PLATFORMS)[number];
+
+export const CONNECTION_STATUSES = ['active', 'expired', 'revoked', 'error'] as const;
+export type ConnectionStatus = (typeof CONNECTION_STATUSES)[number];
+
+/** An authorised link to one Google Ads or Meta Ads account (SPEC section 3). OAuth tokens are stored encrypted only. */
+@Entity({ name: 'connections' })
+@Check('connections_platform_check', `"platform" IN ('google_ads', 'meta_ads')`)
+@Check('connections_status_check', `"status" IN ('active', 'expired', 'revoked', 'error')`)
+@Index('connections_customer_account_key', ['customerId', 'platform', 'externalAccountId'], { unique: true })
+@Index('connections_customer_status_idx', ['customerId', 'status', 'id'])
+@Index('connections_customer_name_idx', ['customerId', 'accountName'])
+@Index('connections_customer_created_at_idx', ['customerId', 'createdAt'])
+@Index('connections_customer_updated_at_idx', ['customerId', 'updatedAt'])
+export class Connection extends TenantEntity {
+  @ManyToOne(() => Customer, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'customer_id', foreignKeyConstraintName: 'connections_customer_id_fkey' })
+  customer?: Relation<Customer>;
+
+  @Column({ type: 'varchar', length: 16 })
+  platform: Platform;
+
+  @Column({ name: 'external_account_id', type: 'varchar', length: 64 })
+  externalAccountId: string;
+
+  @Column({ name: 'account_name', type: 'varchar', length: 255 })
+  accountName: string;
+
+  @Column({ type: 'varchar', length: 16, default: 'active' })
+  status: ConnectionStatus;
+
+  @Column({ type: 'text', array: true, default: () => "'{}'" })
+  scopes: string[];
+
+  @Column({ name: 'connected_by', type: 'integer', nullable: true })
+  connectedBy: number | null;
+
+  @ManyToOne(() => User, { onDelete: 'SET NULL' })
+  @JoinColumn({ name: 'connected_by', foreignKeyConstraintName: 'connections_connected_by_fkey' })
+  connectedByUser?: Relation<User>;
+
+  /** AES-256-GCM ciphertexts (key id, nonce, tag included); never in a response or a log. */
+  @Column({ name: 'access_token_encrypted', type: 'bytea', nullable: true, select: false })
+  accessTokenEncrypted: Buffer | null;
+
+  @Column({ name: 'refresh_token_encrypted', type: 'bytea', nullable: true, select: false })
+  refreshTokenEncrypted: Buffer | null;
+
+  @Column({ name: 'token_expires_at', type: 'timestamptz', nullable: true })
+  tokenExpiresAt: Date | null;
+
+  @Column({ name: 'last_refreshed_at', type: 'timestamptz', nullable: true })
+  lastRefreshedAt: Date | null;
+}
