@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { DataSource } from 'typeorm';
+import { AiModelInstancesModule } from './ai-model-instances/ai-model-instances.module.js';
 import { AudiencesModule } from './audiences/audiences.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { CredentialCache } from './auth/credential-cache.js';
@@ -12,10 +13,12 @@ import { RATE_LIMITER } from './common/rate-limit/rate-limiter.token.js';
 import { Clock } from './common/time/clock.js';
 import type { AppConfig } from './config/app-config.js';
 import { APP_CONFIG } from './config/config.token.js';
+import { ConnectionsModule } from './connections/connections.module.js';
 import { HealthController } from './health/health.controller.js';
 import { LOGGER } from './logging/logger.token.js';
 import { Metrics } from './metrics/metrics.js';
 import { REDIS } from './redis/redis.js';
+import { SignalsModule } from './signals/signals.module.js';
 import { UsersModule } from './users/users.module.js';
 
 export interface AppDependencies {
@@ -52,6 +55,9 @@ export class AppModule {
         UsersModule,
         AuthModule,
         AudiencesModule,
+        SignalsModule,
+        AiModelInstancesModule,
+        ConnectionsModule,
       ],
       controllers: [HealthController],
       providers: shared,
