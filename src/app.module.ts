@@ -16,6 +16,8 @@ import { APP_CONFIG } from './config/config.token.js';
 import { ConnectionsModule } from './connections/connections.module.js';
 import { HealthController } from './health/health.controller.js';
 import { LOGGER } from './logging/logger.token.js';
+import { McpModule } from './mcp/mcp.module.js';
+import { McpTokensModule } from './mcp-tokens/mcp-tokens.module.js';
 import { Metrics } from './metrics/metrics.js';
 import { REDIS } from './redis/redis.js';
 import { SignalsModule } from './signals/signals.module.js';
@@ -58,6 +60,8 @@ export class AppModule {
         SignalsModule,
         AiModelInstancesModule,
         ConnectionsModule,
+        McpTokensModule,
+        McpModule,
       ],
       controllers: [HealthController],
       providers: shared,

@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Qu
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { IdPipe } from '../common/http/id-param.js';
-import { choiceFilter, integerFilter, type Query as QueryString, searchPattern } from '../common/http/query-filters.js';
+import type { Query as QueryString } from '../common/http/query-filters.js';
 import { ApiList, requestUrl } from '../common/pagination/list-endpoint.js';
 import { parsePageRequest } from '../common/pagination/pagination.js';
 import { CurrentTenant, type Tenant } from '../common/tenancy/tenant.js';
@@ -11,6 +11,7 @@ import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.token.js';
 import { ApiProblems } from '../openapi/problem-details.schema.js';
 import { AUDIENCE_STATUSES, SOURCE_TYPES } from './audience.entity.js';
+import { parseAudienceFilters } from './audience-filters.js';
 import { AudiencesService } from './audiences.service.js';
 import { AudienceDto, CreateAudienceDto, UpdateAudienceDto } from './dto/audience.dto.js';
 
@@ -32,14 +33,8 @@ export class AudiencesController {
   ])
   @ApiProblems(400, 404)
   list(@CurrentTenant() tenant: Tenant, @Query() query: QueryString, @Req() request: FastifyRequest) {
-    const filters = {
-      customerId: integerFilter(query, 'customer'),
-      status: choiceFilter(query, 'status', AUDIENCE_STATUSES),
-      sourceType: choiceFilter(query, 'source_type', SOURCE_TYPES),
-      search: searchPattern(query),
-    };
     const page = parsePageRequest(query, { orderingFields: ORDERING_FIELDS });
-    return this.audiences.list(tenant, filters, page, requestUrl(request, this.config.publicBaseUrl));
+    return this.audiences.list(tenant, parseAudienceFilters(query), page, requestUrl(request, this.config.publicBaseUrl));
   }
 
   @Post()

@@ -12,8 +12,10 @@ export const ACCESS = 'auth:access';
  * - `public`: no credential (token endpoints, health, docs).
  * - `personal`: a user's own things (`/users/me/`, logout, MCP tokens): JWT only, any role may
  *   write, an API key → 403.
+ * - `mcp`: the MCP endpoint: a personal MCP token only; a JWT or an API key → 401. Roles are then
+ *   checked per tool (every MCP request is a POST).
  */
-export type Access = 'public' | 'personal' | 'workspace';
+export type Access = 'public' | 'personal' | 'workspace' | 'mcp';
 
 export const LIMIT_BY_IP = 'auth:limit-by-ip';
 
@@ -31,3 +33,6 @@ export const Personal = () =>
     ApiBearerAuth('jwt'),
     ApiProblems(401, 403),
   );
+
+/** The MCP endpoint: personal MCP tokens only (SPEC section 7). */
+export const McpOnly = () => SetMetadata(ACCESS, 'mcp' satisfies Access);

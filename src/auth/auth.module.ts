@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { ApiKeysModule } from '../api-keys/api-keys.module.js';
+import { McpTokensModule } from '../mcp-tokens/mcp-tokens.module.js';
 import { UsersModule } from '../users/users.module.js';
 import { AuthenticationGuard } from './authentication.guard.js';
 import { JwtController } from './jwt.controller.js';
@@ -13,7 +14,7 @@ import { TokenService } from './tokens/token.service.js';
 
 /** Who is calling (SPEC section 2): token endpoints, strategies, and the global guard that denies by default. */
 @Module({
-  imports: [UsersModule, ApiKeysModule],
+  imports: [UsersModule, ApiKeysModule, McpTokensModule],
   controllers: [JwtController],
   providers: [
     TokenService,

@@ -3,12 +3,14 @@ import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../common/errors/api-error.js';
+import { McpTokensService } from '../mcp-tokens/mcp-tokens.service.js';
 import { ACCESS, type Access, LIMIT_BY_IP } from './access.decorators.js';
 import type { Identity } from './identity.js';
 import { RequestRateLimit } from './request-rate-limit.js';
 import { API_KEY_CHALLENGE } from './strategies/api-key.strategy.js';
 
 const CHALLENGES = `Bearer realm="api", ${API_KEY_CHALLENGE}`;
+const MCP_CHALLENGE = 'Bearer realm="mcp"';
 const MAX_AUTHORIZATION_LENGTH = 4096;
 /** One scheme, one space, one token of visible ASCII: anything looser is refused before any parsing. */
 const AUTHORIZATION = /^(Bearer|Api-Key) ([\x21-\x7e]+)$/;
@@ -40,7 +42,20 @@ export class AuthenticationGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     @Inject(RequestRateLimit) private readonly rateLimit: RequestRateLimit,
+    private readonly mcpTokens: McpTokensService,
   ) {}
+
+  /** /mcp takes a personal MCP token and nothing else: a JWT or an API key there is a 401 too. */
+  private async authenticateMcp(header: string | undefined): Promise<Identity> {
+    const challenge = { 'www-authenticate': MCP_CHALLENGE };
+    if (header === undefined || header === '') {
+      throw new ApiError(401, 'not_authenticated', 'Authentication credentials were not provided.', undefined, challenge);
+    }
+    const match = header.length <= MAX_AUTHORIZATION_LENGTH ? /^Bearer (mcp_[\x21-\x7e]+)$/.exec(header) : null;
+    const identity = match ? await this.mcpTokens.authenticate(match[1]!) : null;
+    if (!identity) throw new ApiError(401, 'authentication_failed', 'A valid personal MCP token is required.', undefined, challenge);
+    return identity;
+  }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const access = this.reflector.getAllAndOverride<Access | undefined>(ACCESS, [context.getHandler(), context.getClass()]) ?? 'workspace';
@@ -54,6 +69,11 @@ export class AuthenticationGuard implements CanActivate {
     }
 
     const header = request.headers.authorization;
+    if (access === 'mcp') {
+      request.identity = await this.authenticateMcp(header);
+      await this.rateLimit.consume(`mcp_token:${request.identity.kind === 'mcp_token' ? request.identity.mcpTokenId : 0}`, reply);
+      return true;
+    }
     if (header === undefined || header === '') {
       throw new ApiError(401, 'not_authenticated', 'Authentication credentials were not provided.', undefined, {
         'www-authenticate': CHALLENGES,
@@ -79,7 +99,14 @@ function authorize(identity: Identity, access: Access, method: string): void {
     if (identity.kind !== 'user') throw ApiError.permissionDenied('This endpoint is for users; an API key cannot use it.');
     return;
   }
-  if (READ_METHODS.has(method)) return;
+  if (!READ_METHODS.has(method)) assertCanWrite(identity);
+}
+
+/**
+ * The write rule of SPEC section 1, in one place: viewers and read-scoped keys only read. The
+ * guard applies it to every non-GET route; the MCP tools apply it to their write tools.
+ */
+export function assertCanWrite(identity: Identity): void {
   if (identity.kind === 'api_key' ? identity.scope !== 'write' : identity.role === 'viewer') {
     throw ApiError.permissionDenied(identity.kind === 'api_key' ? 'This API key is read-only.' : 'Viewers can only read.');
   }

@@ -94,9 +94,9 @@ export class CredentialCache {
     this.generation++;
     const [kind, id] = splitMessage(message);
     if (kind === 'user') {
-      // Sessions are cached by session id; drop every one of that user.
+      // Sessions and MCP tokens are cached by their own keys; drop every one of that user.
       for (const [key, entry] of this.entries) {
-        if (key.startsWith('session:') && (entry.value as { userId?: number } | null)?.userId === Number(id)) this.entries.delete(key);
+        if ((entry.value as { userId?: number } | null)?.userId === Number(id)) this.entries.delete(key);
       }
     } else {
       this.entries.delete(message);

@@ -5,8 +5,9 @@ import { Audience } from '../audiences/audience.entity.js';
 import { AuthSession } from '../auth/auth-session.entity.js';
 import { Connection } from '../connections/connection.entity.js';
 import { Customer } from '../customers/customer.entity.js';
+import { McpToken } from '../mcp-tokens/mcp-token.entity.js';
 import { Signal } from '../signals/signal.entity.js';
 import { User } from '../users/user.entity.js';
 
 /** Every entity, listed explicitly: globs do not work the same under ts-jest and the compiled build. */
-export const ENTITIES = [Customer, User, AuthSession, ApiKey, Connection, AiModelInstance, Audience, AudienceConnection, Signal];
+export const ENTITIES = [Customer, User, AuthSession, ApiKey, Connection, AiModelInstance, Audience, AudienceConnection, Signal, McpToken];

@@ -147,3 +147,16 @@ function depthOf(value: unknown, limit: number, level = 0): number {
   }
   return deepest;
 }
+
+/** An integer in [min, max]. Numeric strings and fractions are refused. */
+export function IntegerField({ min, max, nullable = false, optional = false }: { min: number; max: number } & Presence) {
+  return field(
+    'integer',
+    (value) => {
+      if (typeof value !== 'number' || !Number.isInteger(value)) return MESSAGES.notInteger;
+      if (value < min || value > max) return `Ensure this value is between ${min} and ${max}.`;
+      return undefined;
+    },
+    { nullable, optional },
+  );
+}

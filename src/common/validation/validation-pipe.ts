@@ -20,15 +20,20 @@ export function flattenValidationErrors(errors: ValidationError[], parent = ''):
   return flat;
 }
 
+/** Unknown fields are rejected; one message per field; values never echoed into errors. */
+export const VALIDATOR_OPTIONS = {
+  whitelist: true,
+  forbidNonWhitelisted: true,
+  forbidUnknownValues: true,
+  stopAtFirstError: true,
+  validationError: { target: false, value: false },
+} as const;
+
 /** The global pipe: DTOs are transformed, unknown fields are rejected, errors use our shape. */
 export function createValidationPipe(): ValidationPipe {
   return new ValidationPipe({
+    ...VALIDATOR_OPTIONS,
     transform: true,
-    whitelist: true,
-    forbidNonWhitelisted: true,
-    forbidUnknownValues: true,
-    stopAtFirstError: true,
-    validationError: { target: false, value: false },
     exceptionFactory: (errors) => ApiError.validation(flattenValidationErrors(errors)),
   });
 }

@@ -1,6 +1,12 @@
 import { CustomersAndUsers1763700000000 } from './1763700000000-customers-and-users.js';
 import { AuthSessionsAndApiKeys1763710000000 } from './1763710000000-auth-sessions-and-api-keys.js';
 import { WorkspaceResources1763720000000 } from './1763720000000-workspace-resources.js';
+import { McpTokens1763730000000 } from './1763730000000-mcp-tokens.js';
 
 /** Applied in this order, at start and by `npm run migrate`. New migrations are appended here. */
-export const MIGRATIONS = [CustomersAndUsers1763700000000, AuthSessionsAndApiKeys1763710000000, WorkspaceResources1763720000000];
+export const MIGRATIONS = [
+  CustomersAndUsers1763700000000,
+  AuthSessionsAndApiKeys1763710000000,
+  WorkspaceResources1763720000000,
+  McpTokens1763730000000,
+];

@@ -1,0 +1,88 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from 'pino';
+import { AudiencesService } from '../audiences/audiences.service.js';
+import { assertCanWrite } from '../auth/authentication.guard.js';
+import type { Identity } from '../auth/identity.js';
+import { ApiError } from '../common/errors/api-error.js';
+import type { AppConfig } from '../config/app-config.js';
+import { APP_CONFIG } from '../config/config.token.js';
+import { LOGGER } from '../logging/logger.token.js';
+import { API_VERSION } from '../openapi/openapi.js';
+import { UsersService } from '../users/users.service.js';
+import type { McpTool } from './mcp-tool.js';
+import { audienceTools } from './tools/audience.tools.js';
+import { whoamiTool } from './tools/whoami.tool.js';
+
+const INSTRUCTIONS =
+  'Tools of the Audience and Signal Platform: audiences (who to target), signals (data streams sent to ad platforms), AI model ' +
+  'instances and ad-platform connections of one workspace. Everything you see and change belongs to the workspace of your token. ' +
+  'Errors come back as tool results with isError=true and a JSON body {code, detail, errors}: validation_error (errors names each bad ' +
+  'field), not_found, permission_denied (your role may only read), conflict.';
+
+/**
+ * Builds a fresh MCP server for one request (stateless, SPEC section 7): tools are bound to the
+ * caller's identity, so nothing of one client can reach another.
+ */
+@Injectable()
+export class McpServerFactory {
+  private readonly tools: McpTool[];
+  private readonly byName: Map<string, McpTool>;
+
+  constructor(
+    users: UsersService,
+    audiences: AudiencesService,
+    @Inject(APP_CONFIG) config: AppConfig,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {
+    const base = config.publicBaseUrl ?? `http://localhost:${config.port}`;
+    this.tools = [whoamiTool(users), ...audienceTools(audiences, base)];
+    this.byName = new Map(this.tools.map((tool) => [tool.name, tool]));
+  }
+
+  toolNames(): string[] {
+    return this.tools.map((tool) => tool.name);
+  }
+
+  create(identity: Identity): Server {
+    const server = new Server(
+      { name: 'audience-signal-platform', version: API_VERSION },
+      { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
+    );
+    server.setRequestHandler(ListToolsRequestSchema, async () => ({
+      tools: this.tools.map((tool) => ({
+        name: tool.name,
+        title: tool.title,
+        description: tool.description,
+        inputSchema: tool.inputSchema as { type: 'object' },
+        outputSchema: tool.outputSchema as { type: 'object' },
+        annotations: { title: tool.title, readOnlyHint: !tool.writes, destructiveHint: false, openWorldHint: false },
+      })),
+    }));
+    server.setRequestHandler(CallToolRequestSchema, async (request) =>
+      this.call(identity, request.params.name, request.params.arguments ?? {}),
+    );
+    return server;
+  }
+
+  private async call(identity: Identity, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+    const tool = this.byName.get(name);
+    if (!tool) return toolError(ApiError.notFound(`Unknown tool "${name.slice(0, 64)}". Call tools/list for the available tools.`));
+    try {
+      if (tool.writes) assertCanWrite(identity);
+      const result = await tool.call(identity, args);
+      return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
+    } catch (error) {
+      if (error instanceof ApiError) return toolError(error);
+      this.logger.error({ err: error, tool: name }, 'MCP tool failed');
+      return toolError(new ApiError(500, 'internal_error', 'An internal error occurred.'));
+    }
+  }
+}
+
+/** A tool error carrying the REST error code and message (SPEC section 7). */
+function toolError(error: ApiError): CallToolResult {
+  const body = { code: error.code, detail: error.detail, ...(error.errors ? { errors: error.errors } : {}) };
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] };
+}

@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { AudiencesModule } from '../audiences/audiences.module.js';
+import { UsersModule } from '../users/users.module.js';
+import { McpController } from './mcp.controller.js';
+import { McpServerFactory } from './mcp-server.factory.js';
+
+/** AI agents over the Model Context Protocol: the same services as the REST controllers, reached a second way. */
+@Module({
+  imports: [UsersModule, AudiencesModule],
+  controllers: [McpController],
+  providers: [McpServerFactory],
+})
+export class McpModule {}

@@ -1,0 +1,38 @@
+import type { Identity } from '../../auth/identity.js';
+import { ApiError } from '../../common/errors/api-error.js';
+import { parsePageRequest, type PageRequest } from '../../common/pagination/pagination.js';
+import { Tenant } from '../../common/tenancy/tenant.js';
+import { ORDERING_FIELDS } from '../../common/tenancy/tenant-repository.js';
+import { MESSAGES } from '../../common/validation/fields.js';
+import { asQuery } from '../mcp-tool.js';
+
+export interface ListCall {
+  tenant: Tenant;
+  query: Record<string, string>;
+  page: PageRequest;
+  /** The equivalent REST list URL, so next/previous links match what the REST API gives. */
+  url: URL;
+}
+
+/** Reads the page and ordering arguments of a list tool the way the REST lists read their query string. */
+export function listCall(identity: Identity, args: Record<string, unknown>, restPath: string, publicBaseUrl: string): ListCall {
+  const query = asQuery(args);
+  const page = parsePageRequest(query, { orderingFields: ORDERING_FIELDS });
+  const url = new URL(restPath, `${publicBaseUrl}/`);
+  for (const [key, value] of Object.entries(query)) url.searchParams.set(key, value);
+  return { tenant: Tenant.of(identity), query, page, url };
+}
+
+/** The `id` argument of get/update tools. */
+export function idArgument(args: Record<string, unknown>): number {
+  const id = args.id;
+  if (typeof id !== 'number' || !Number.isInteger(id) || id < 1 || id > 2_147_483_647) {
+    throw ApiError.field('id', id === undefined ? MESSAGES.required : MESSAGES.notInteger);
+  }
+  return id;
+}
+
+/** The tool's arguments without `id`: the body of an update. */
+export function withoutId(args: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(args).filter(([key]) => key !== 'id'));
+}

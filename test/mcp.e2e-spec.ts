@@ -1,0 +1,271 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { UsersService } from '../src/users/users.service.js';
+import {
+  apiKeyHeader,
+  bearer,
+  createApiKey,
+  createUser,
+  createWorkspace,
+  json,
+  login,
+  send,
+  type TestUser,
+  type Workspace,
+} from './support/factories.js';
+import { startTestApp, type TestApp } from './support/test-app.js';
+
+describe('MCP (SPEC sections 2 and 7)', () => {
+  let api: TestApp;
+  let workspace: Workspace;
+  let editor: TestUser;
+  let editorJwt: string;
+
+  beforeAll(async () => {
+    api = await startTestApp({ RATE_LIMIT_PER_MINUTE: '100000' });
+    workspace = await createWorkspace(api);
+    editor = await createUser(api, workspace, { role: 'editor' });
+    editorJwt = (await login(api, editor)).access;
+  });
+  afterEach(() => api.clock.reset());
+  afterAll(() => api.close());
+
+  async function createToken(jwt: string, body: Record<string, unknown> = { name: 'agent' }) {
+    const response = await api.request('/api/v1/mcp-tokens/', json(body, bearer(jwt)));
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> & { id: number; token: string } };
+  }
+
+  async function connect(token: string): Promise<Client> {
+    const client = new Client({ name: 'test-agent', version: '1.0.0' });
+    const transport = new StreamableHTTPClientTransport(new URL(`${api.baseUrl}/mcp`), {
+      requestInit: { headers: { Authorization: `Bearer ${token}` } },
+    });
+    await client.connect(transport);
+    return client;
+  }
+
+  const structured = (result: unknown) => (result as { structuredContent: Record<string, unknown> }).structuredContent;
+  const toolError = (result: unknown) => {
+    const typed = result as { isError?: boolean; content: { text: string }[] };
+    expect(typed.isError).toBe(true);
+    return JSON.parse(typed.content[0]!.text) as { code: string; detail: string; errors?: Record<string, string[]> };
+  };
+
+  describe('personal MCP tokens', () => {
+    it('creates a token shown once, lists it without the secret, revokes it', async () => {
+      const created = await createToken(editorJwt, { name: 'Claude', expires_in_days: 30 });
+      expect(created.status).toBe(201);
+      expect(Object.keys(created.body).sort()).toEqual(['created_at', 'expires_at', 'id', 'last_used_at', 'name', 'prefix', 'token']);
+      expect(created.body.token).toMatch(/^mcp_[a-z0-9]{12}_[A-Za-z0-9_-]{43}$/);
+      expect(Date.parse(created.body.expires_at as string) - Date.parse(created.body.created_at as string)).toBeGreaterThan(
+        29.9 * 86_400_000,
+      );
+
+      const list = (await (await api.request('/api/v1/mcp-tokens/', { headers: bearer(editorJwt) })).json()) as {
+        count: number;
+        results: Record<string, unknown>[];
+      };
+      const listed = list.results.find((token) => token.id === created.body.id)!;
+      expect(listed).toEqual({
+        id: created.body.id,
+        name: 'Claude',
+        prefix: created.body.prefix,
+        created_at: expect.any(String),
+        expires_at: expect.any(String),
+        last_used_at: null,
+      });
+      expect(JSON.stringify(list)).not.toContain(created.body.token);
+
+      const revoked = await api.request(`/api/v1/mcp-tokens/${created.body.id}/`, send('DELETE', undefined, bearer(editorJwt)));
+      expect(revoked.status).toBe(204);
+      expect((await api.request(`/api/v1/mcp-tokens/${created.body.id}/`, send('DELETE', undefined, bearer(editorJwt)))).status).toBe(404);
+    });
+
+    it('defaults to 90 days and refuses 0, 366 and a string', async () => {
+      const created = await createToken(editorJwt);
+      expect(Math.round((Date.parse(created.body.expires_at as string) - Date.parse(created.body.created_at as string)) / 86_400_000)).toBe(
+        90,
+      );
+      for (const expires_in_days of [0, 366, '30']) {
+        const response = await createToken(editorJwt, { name: 'x', expires_in_days });
+        expect(response.status).toBe(400);
+        expect(Object.keys((response.body as unknown as { errors: object }).errors)).toEqual(['expires_in_days']);
+      }
+      expect((await createToken(editorJwt, { name: '' })).status).toBe(400);
+    });
+
+    it('lets viewers manage their own tokens, but not API keys', async () => {
+      const viewer = await createUser(api, workspace, { role: 'viewer' });
+      expect((await createToken((await login(api, viewer)).access)).status).toBe(201);
+      const { key } = await createApiKey(api, workspace);
+      const response = await api.request('/api/v1/mcp-tokens/', json({ name: 'x' }, apiKeyHeader(key)));
+      expect(response.status).toBe(403);
+      expect((await api.request('/api/v1/mcp-tokens/', { headers: apiKeyHeader(key) })).status).toBe(403);
+    });
+
+    it("answers 404 for another user's token", async () => {
+      const other = await createUser(api, workspace);
+      const theirs = await createToken((await login(api, other)).access);
+      expect((await api.request(`/api/v1/mcp-tokens/${theirs.body.id}/`, send('DELETE', undefined, bearer(editorJwt)))).status).toBe(404);
+      const mine = (await (await api.request('/api/v1/mcp-tokens/?page_size=100', { headers: bearer(editorJwt) })).json()) as {
+        results: { id: number }[];
+      };
+      expect(mine.results.map((token) => token.id)).not.toContain(theirs.body.id);
+    });
+  });
+
+  describe('the /mcp endpoint', () => {
+    it('lists the tools with input and output schemas', async () => {
+      const client = await connect((await createToken(editorJwt)).body.token);
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name)).toEqual(
+        expect.arrayContaining(['whoami', 'list_audiences', 'get_audience', 'create_audience', 'update_audience']),
+      );
+      for (const tool of tools) {
+        expect(tool.description!.length).toBeGreaterThan(30);
+        expect(tool.inputSchema.type).toBe('object');
+        expect(tool.outputSchema?.type).toBe('object');
+      }
+      await client.close();
+    });
+
+    it('whoami acts as the token owner', async () => {
+      const client = await connect((await createToken(editorJwt)).body.token);
+      expect(structured(await client.callTool({ name: 'whoami', arguments: {} }))).toEqual({
+        id: editor.id,
+        email: editor.email,
+        customer: workspace.customerId,
+        role: 'editor',
+      });
+      await client.close();
+    });
+
+    it('creates, reads, lists and updates audiences through the same rules as REST', async () => {
+      const client = await connect((await createToken(editorJwt)).body.token);
+      const created = structured(
+        await client.callTool({ name: 'create_audience', arguments: { name: 'From an agent', source_type: 'rules' } }),
+      );
+      expect(created).toMatchObject({ name: 'From an agent', status: 'draft', customer: workspace.customerId });
+      const rest = (await (await api.request(`/api/v1/audiences/${created.id}/`, { headers: bearer(editorJwt) })).json()) as Record<
+        string,
+        unknown
+      >;
+      expect(rest).toEqual(created);
+      expect(structured(await client.callTool({ name: 'get_audience', arguments: { id: created.id } }))).toEqual(created);
+      const list = structured(await client.callTool({ name: 'list_audiences', arguments: { search: 'agent', page_size: 5 } }));
+      expect(list).toMatchObject({ count: 1, next: null, previous: null });
+      const updated = structured(await client.callTool({ name: 'update_audience', arguments: { id: created.id, status: 'active' } }));
+      expect(updated.status).toBe('active');
+
+      expect(
+        toolError(await client.callTool({ name: 'create_audience', arguments: { name: 'From an agent', source_type: 'rules' } })),
+      ).toEqual({
+        code: 'validation_error',
+        detail: 'Some fields are invalid.',
+        errors: { name: ['An audience with this name already exists.'] },
+      });
+      expect(toolError(await client.callTool({ name: 'create_audience', arguments: { source_type: 'bogus', extra: 1 } })).errors).toEqual({
+        name: ['This field is required.'],
+        source_type: [expect.stringContaining('is not a valid choice')],
+        extra: ['Unknown field.'],
+      });
+      expect(toolError(await client.callTool({ name: 'update_audience', arguments: { id: created.id, status: 'draft' } })).errors).toEqual({
+        status: [expect.any(String)],
+      });
+      expect(toolError(await client.callTool({ name: 'get_audience', arguments: { id: 99999999 } })).code).toBe('not_found');
+      expect(toolError(await client.callTool({ name: 'get_audience', arguments: { id: 'abc' } })).code).toBe('validation_error');
+      expect(toolError(await client.callTool({ name: 'list_audiences', arguments: { status: 'bogus' } })).code).toBe('validation_error');
+      expect(toolError(await client.callTool({ name: 'list_audiences', arguments: { page: 9 } }))).toMatchObject({
+        code: 'not_found',
+        detail: 'Invalid page.',
+      });
+      expect(toolError(await client.callTool({ name: 'no_such_tool', arguments: {} })).code).toBe('not_found');
+      await client.close();
+    });
+
+    it("refuses a viewer's writes with permission_denied but lets them read", async () => {
+      const viewer = await createUser(api, workspace, { role: 'viewer' });
+      const client = await connect((await createToken((await login(api, viewer)).access)).body.token);
+      expect(toolError(await client.callTool({ name: 'create_audience', arguments: { name: 'nope', source_type: 'rules' } })).code).toBe(
+        'permission_denied',
+      );
+      expect(structured(await client.callTool({ name: 'list_audiences', arguments: {} }))).toHaveProperty('count');
+      await client.close();
+    });
+
+    it("keeps workspace A's token away from workspace B's objects", async () => {
+      const other = await createWorkspace(api);
+      const otherEditor = await createUser(api, other);
+      const theirs = (await (
+        await api.request(
+          '/api/v1/audiences/',
+          json({ name: 'B only', source_type: 'rules' }, bearer((await login(api, otherEditor)).access)),
+        )
+      ).json()) as { id: number };
+      const client = await connect((await createToken(editorJwt)).body.token);
+      expect(toolError(await client.callTool({ name: 'get_audience', arguments: { id: theirs.id } })).code).toBe('not_found');
+      expect(toolError(await client.callTool({ name: 'update_audience', arguments: { id: theirs.id, name: 'hijacked' } })).code).toBe(
+        'not_found',
+      );
+      const listed = structured(await client.callTool({ name: 'list_audiences', arguments: { search: 'B only' } }));
+      expect(listed.count).toBe(0);
+      await client.close();
+    });
+
+    async function rawMcp(headers: Record<string, string>, method = 'POST') {
+      return api.request('/mcp', {
+        method,
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+        body: method === 'POST' ? JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }) : undefined,
+      });
+    }
+
+    it('answers 401 with WWW-Authenticate for no token, a bad token, a JWT and an API key', async () => {
+      const { key } = await createApiKey(api, workspace);
+      for (const headers of [
+        {},
+        { authorization: 'Bearer mcp_aaaaaaaaaaaa_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' },
+        bearer(editorJwt),
+        apiKeyHeader(key),
+        { authorization: 'Basic abc' },
+      ]) {
+        const response = await rawMcp(headers);
+        expect(response.status).toBe(401);
+        expect(response.headers.get('www-authenticate')).toBe('Bearer realm="mcp"');
+      }
+    });
+
+    it('refuses an MCP token on /api/v1/ with 401', async () => {
+      const { token } = (await createToken(editorJwt)).body;
+      expect((await api.request('/api/v1/audiences/', { headers: bearer(token) })).status).toBe(401);
+    });
+
+    it('answers GET and DELETE on /mcp with 405', async () => {
+      const { token } = (await createToken(editorJwt)).body;
+      for (const method of ['GET', 'DELETE']) {
+        const response = await rawMcp(bearer(token), method);
+        expect(response.status).toBe(405);
+        expect(response.headers.get('allow')).toBe('POST');
+      }
+    });
+
+    it('stops a token that is revoked, expired, or whose user is deactivated', async () => {
+      const revoked = (await createToken(editorJwt)).body;
+      expect((await rawMcp(bearer(revoked.token))).status).toBe(200);
+      await api.request(`/api/v1/mcp-tokens/${revoked.id}/`, send('DELETE', undefined, bearer(editorJwt)));
+      expect((await rawMcp(bearer(revoked.token))).status).toBe(401);
+
+      const expiring = (await createToken(editorJwt, { name: 'short', expires_in_days: 1 })).body;
+      expect((await rawMcp(bearer(expiring.token))).status).toBe(200);
+      api.clock.advance(86_400_000 + 1000);
+      expect((await rawMcp(bearer(expiring.token))).status).toBe(401);
+      api.clock.reset();
+
+      const leaving = await createUser(api, workspace);
+      const theirs = (await createToken((await login(api, leaving)).access)).body;
+      expect((await rawMcp(bearer(theirs.token))).status).toBe(200);
+      await api.app.get(UsersService).deactivate(leaving.email);
+      expect((await rawMcp(bearer(theirs.token))).status).toBe(401);
+    });
+  });
+});
