@@ -1,0 +1,78 @@
+import { type Logger as TypeOrmLogger, DataSource } from 'typeorm';
+import { dataSourceOptions } from '../src/database/data-source-options.js';
+import { apiKeyHeader, bearer, createApiKey, createUser, createWorkspace, json, login } from './support/factories.js';
+import { startTestApp, type TestApp } from './support/test-app.js';
+import { createTestDatabase, type TestDatabase } from './support/test-database.js';
+
+/** Counts the SQL statements the application sends, to pin down what authentication costs per request. */
+class QueryCounter implements TypeOrmLogger {
+  statements: string[] = [];
+  logQuery(query: string) {
+    this.statements.push(query);
+  }
+  logQueryError() {}
+  logQuerySlow() {}
+  logSchemaBuild() {}
+  logMigration() {}
+  log() {}
+}
+
+describe('what authentication costs per request', () => {
+  let database: TestDatabase;
+  let api: TestApp;
+  const counter = new QueryCounter();
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    const dataSource = new DataSource({ ...dataSourceOptions({ url: database.url }), logging: ['query'], logger: counter });
+    await dataSource.initialize();
+    api = await startTestApp({}, { dataSource });
+    // Let the credential cache's LISTEN connection come up: until it does, every check queries.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  });
+  afterAll(async () => {
+    await api.close();
+    await database.drop();
+  });
+
+  async function statementsOf(request: () => Promise<Response>): Promise<string[]> {
+    counter.statements = [];
+    const response = await request();
+    expect(response.status).toBe(200);
+    return counter.statements;
+  }
+
+  it('a JWT costs one query on first use of its session and none after', async () => {
+    const workspace = await createWorkspace(api);
+    const user = await createUser(api, workspace);
+    const { access } = await login(api, user);
+    const list = () => api.request('/api/v1/audiences/', { headers: bearer(access) });
+    const cold = await statementsOf(list);
+    const warm = await statementsOf(list);
+    const auth = cold.filter((sql) => sql.includes('auth_sessions'));
+    expect(auth).toHaveLength(1);
+    expect(warm.filter((sql) => sql.includes('auth_sessions'))).toHaveLength(0);
+    // What remains is the list itself: the count (the page query is skipped for an empty list).
+    expect(warm).toHaveLength(cold.length - 1);
+  });
+
+  it('an API key costs one query on first use and none after (last_used_at is written at most once a minute)', async () => {
+    const workspace = await createWorkspace(api);
+    const { key } = await createApiKey(api, workspace);
+    const list = () => api.request('/api/v1/audiences/', { headers: apiKeyHeader(key) });
+    const cold = await statementsOf(list);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const warm = await statementsOf(list);
+    expect(cold.filter((sql) => sql.includes('"api_keys"') && sql.startsWith('SELECT'))).toHaveLength(1);
+    expect(warm.filter((sql) => sql.includes('api_keys'))).toHaveLength(0);
+  });
+
+  it('a logout is seen by the very next request', async () => {
+    const workspace = await createWorkspace(api);
+    const { access } = await login(api, await createUser(api, workspace));
+    expect((await api.request('/api/v1/audiences/', { headers: bearer(access) })).status).toBe(200);
+    expect((await api.request('/api/v1/jwt/logout/', { method: 'POST', headers: bearer(access) })).status).toBe(204);
+    expect((await api.request('/api/v1/audiences/', { headers: bearer(access) })).status).toBe(401);
+    expect((await api.request('/api/v1/jwt/create/', json({}))).status).toBe(400);
+  });
+});
