@@ -1,0 +1,102 @@
+import { ApiHideProperty, ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
+import { ChoiceField, JsonObjectField, ReadOnlyField, RequiredString } from '../../common/validation/fields.js';
+import { MODEL_STATUSES, MODEL_TYPES } from '../ai-model-instance.entity.js';
+
+const STATUS_RULES =
+  '`pending` → `training`; `training` → `ready` or `failed`; `ready`/`failed` → `training` (retraining); any status → `archived`. ' +
+  'Archived is final: the instance cannot change any more. Setting the current status again is a no-op; any other change is a 400 under `errors.status`. ' +
+  'Each move into `training` adds 1 to `version`.';
+
+/** Read-only fields a client may echo back in a body: accepted and ignored (SPEC section 3). */
+class AiModelInstanceReadOnlyFields {
+  @ApiHideProperty() @ReadOnlyField() id?: unknown;
+  @ApiHideProperty() @ReadOnlyField() customer?: unknown;
+  @ApiHideProperty() @ReadOnlyField() version?: unknown;
+  @ApiHideProperty() @ReadOnlyField() created_at?: unknown;
+  @ApiHideProperty() @ReadOnlyField() updated_at?: unknown;
+}
+
+export class CreateAiModelInstanceDto extends AiModelInstanceReadOnlyFields {
+  @ApiProperty({ minLength: 1, maxLength: 255, example: 'Churn model EU', description: 'Trimmed.' })
+  @RequiredString({ max: 255 })
+  name: string;
+
+  @ApiProperty({ enum: MODEL_TYPES, example: 'churn', description: 'What the model predicts.' })
+  @ChoiceField(MODEL_TYPES)
+  model_type: (typeof MODEL_TYPES)[number];
+
+  @ApiProperty({ minLength: 1, maxLength: 100, example: 'gbm-v3', description: 'The base model the instance is trained from. Trimmed.' })
+  @RequiredString({ max: 100 })
+  base_model: string;
+
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    default: {},
+    example: { learning_rate: 0.05, max_depth: 6 },
+    description: 'Training parameters. At most 64 KiB as JSON, nested at most 10 levels.',
+  })
+  @JsonObjectField()
+  parameters?: Record<string, unknown>;
+
+  @ApiPropertyOptional({
+    enum: MODEL_STATUSES,
+    default: 'pending',
+    description: `${STATUS_RULES} On create, \`pending\` or a status reachable from it (\`training\`, \`archived\`).`,
+  })
+  @ChoiceField(MODEL_STATUSES, { optional: true })
+  status?: (typeof MODEL_STATUSES)[number];
+
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    default: {},
+    example: { auc: 0.91, log_loss: 0.23 },
+    description: 'Evaluation results, written by the training pipeline. At most 64 KiB as JSON, nested at most 10 levels.',
+  })
+  @JsonObjectField()
+  metrics?: Record<string, unknown>;
+}
+
+/** Every field optional; an explicit null is still checked (so `"name": null` is a 400, not a crash). */
+export class UpdateAiModelInstanceDto extends PartialType(CreateAiModelInstanceDto, { skipNullProperties: false }) {}
+
+export class AiModelInstanceDto {
+  @ApiProperty({ example: 12, readOnly: true })
+  id: number;
+
+  @ApiProperty({ example: 1, readOnly: true, description: 'Your workspace (customer) id.' })
+  customer: number;
+
+  @ApiProperty({ example: 'Churn model EU' })
+  name: string;
+
+  @ApiProperty({ enum: MODEL_TYPES, example: 'churn' })
+  model_type: string;
+
+  @ApiProperty({ example: 'gbm-v3' })
+  base_model: string;
+
+  @ApiProperty({ type: 'object', additionalProperties: true, example: { learning_rate: 0.05, max_depth: 6 } })
+  parameters: Record<string, unknown>;
+
+  @ApiProperty({ enum: MODEL_STATUSES, example: 'ready', description: STATUS_RULES })
+  status: string;
+
+  @ApiProperty({ type: 'object', additionalProperties: true, example: { auc: 0.91, log_loss: 0.23 } })
+  metrics: Record<string, unknown>;
+
+  @ApiProperty({
+    type: 'integer',
+    example: 2,
+    readOnly: true,
+    description: 'Training runs started: +1 each time the status moves into `training`.',
+  })
+  version: number;
+
+  @ApiProperty({ example: '2026-11-21T10:00:00.000Z', format: 'date-time', readOnly: true })
+  created_at: string;
+
+  @ApiProperty({ example: '2026-11-21T10:00:00.000Z', format: 'date-time', readOnly: true })
+  updated_at: string;
+}
