@@ -2,7 +2,8 @@ import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Qu
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { IdPipe } from '../common/http/id-param.js';
-import { choiceFilter, type Query as QueryString, searchPattern } from '../common/http/query-filters.js';
+import type { Query as QueryString } from '../common/http/query-filters.js';
+import { parseAiModelInstanceFilters } from './ai-model-instance-filters.js';
 import { ApiList, requestUrl } from '../common/pagination/list-endpoint.js';
 import { parsePageRequest } from '../common/pagination/pagination.js';
 import { CurrentTenant, type Tenant } from '../common/tenancy/tenant.js';
@@ -31,13 +32,8 @@ export class AiModelInstancesController {
   ])
   @ApiProblems(400, 404)
   list(@CurrentTenant() tenant: Tenant, @Query() query: QueryString, @Req() request: FastifyRequest) {
-    const filters = {
-      status: choiceFilter(query, 'status', MODEL_STATUSES),
-      modelType: choiceFilter(query, 'model_type', MODEL_TYPES),
-      search: searchPattern(query),
-    };
     const page = parsePageRequest(query, { orderingFields: ORDERING_FIELDS });
-    return this.models.list(tenant, filters, page, requestUrl(request, this.config.publicBaseUrl));
+    return this.models.list(tenant, parseAiModelInstanceFilters(query), page, requestUrl(request, this.config.publicBaseUrl));
   }
 
   @Post()

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
+import { AiModelInstancesService } from '../ai-model-instances/ai-model-instances.service.js';
 import { AudiencesService } from '../audiences/audiences.service.js';
 import { assertCanWrite } from '../auth/authentication.guard.js';
 import type { Identity } from '../auth/identity.js';
@@ -12,6 +13,7 @@ import { LOGGER } from '../logging/logger.token.js';
 import { API_VERSION } from '../openapi/openapi.js';
 import { UsersService } from '../users/users.service.js';
 import type { McpTool } from './mcp-tool.js';
+import { aiModelInstanceTools } from './tools/ai-model-instance.tools.js';
 import { audienceTools } from './tools/audience.tools.js';
 import { whoamiTool } from './tools/whoami.tool.js';
 
@@ -33,11 +35,12 @@ export class McpServerFactory {
   constructor(
     users: UsersService,
     audiences: AudiencesService,
+    models: AiModelInstancesService,
     @Inject(APP_CONFIG) config: AppConfig,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
     const base = config.publicBaseUrl ?? `http://localhost:${config.port}`;
-    this.tools = [whoamiTool(users), ...audienceTools(audiences, base)];
+    this.tools = [whoamiTool(users), ...audienceTools(audiences, base), ...aiModelInstanceTools(models, base)];
     this.byName = new Map(this.tools.map((tool) => [tool.name, tool]));
   }
 

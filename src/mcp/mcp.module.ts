@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AiModelInstancesModule } from '../ai-model-instances/ai-model-instances.module.js';
 import { AudiencesModule } from '../audiences/audiences.module.js';
 import { UsersModule } from '../users/users.module.js';
 import { McpController } from './mcp.controller.js';
@@ -6,7 +7,7 @@ import { McpServerFactory } from './mcp-server.factory.js';
 
 /** AI agents over the Model Context Protocol: the same services as the REST controllers, reached a second way. */
 @Module({
-  imports: [UsersModule, AudiencesModule],
+  imports: [UsersModule, AudiencesModule, AiModelInstancesModule],
   controllers: [McpController],
   providers: [McpServerFactory],
 })
