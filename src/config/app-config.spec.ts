@@ -68,3 +68,49 @@ describe('loadConfig', () => {
     expect(readFileSync(join(dataDir, 'jwt-secret'), 'utf8').trim()).toBe(first.jwtSecret);
   });
 });
+
+describe('loadConfig: ad-platform connections', () => {
+  it('defaults the provider endpoints and timeout and has no previous keys', () => {
+    const config = loadConfig({ JWT_SECRET: SECRET, ENCRYPTION_KEY: KEY });
+    expect(config).toMatchObject({
+      encryptionPreviousKeys: [],
+      googleOauthRevokeUrl: 'https://oauth2.googleapis.com/revoke',
+      metaGraphUrl: 'https://graph.facebook.com/v19.0',
+      providerTimeoutMs: 5000,
+    });
+  });
+
+  it('reads previous encryption keys, provider URLs (without a trailing slash) and the timeout', () => {
+    const previous = [Buffer.alloc(32, 2), Buffer.alloc(32, 3)];
+    const config = loadConfig({
+      JWT_SECRET: SECRET,
+      ENCRYPTION_KEY: KEY,
+      ENCRYPTION_PREVIOUS_KEYS: previous.map((key) => key.toString('base64')).join(' , '),
+      GOOGLE_OAUTH_REVOKE_URL: 'http://127.0.0.1:9999/revoke',
+      META_GRAPH_URL: 'http://127.0.0.1:9999/v19.0/',
+      PROVIDER_TIMEOUT_MS: '250',
+    });
+    expect(config.encryptionPreviousKeys.map((key) => key.toString('hex'))).toEqual(previous.map((key) => key.toString('hex')));
+    expect(config.googleOauthRevokeUrl).toBe('http://127.0.0.1:9999/revoke');
+    expect(config.metaGraphUrl).toBe('http://127.0.0.1:9999/v19.0');
+    expect(config.providerTimeoutMs).toBe(250);
+  });
+
+  it('rejects a bad previous key without echoing it, bad provider URLs and a bad timeout', () => {
+    const secretLooking = Buffer.alloc(16, 9).toString('base64');
+    const problems = problemsOf({
+      JWT_SECRET: SECRET,
+      ENCRYPTION_KEY: KEY,
+      ENCRYPTION_PREVIOUS_KEYS: `${Buffer.alloc(32, 2).toString('base64')},${secretLooking}`,
+      GOOGLE_OAUTH_REVOKE_URL: 'ftp://example.com/revoke',
+      META_GRAPH_URL: 'not a url',
+      PROVIDER_TIMEOUT_MS: '0',
+    });
+    expect(problems).toHaveLength(4);
+    expect(problems.join('\n')).toMatch(/ENCRYPTION_PREVIOUS_KEYS entry 2 must be 32 bytes/);
+    expect(problems.join('\n')).not.toContain(secretLooking);
+    expect(problems.join('\n')).toMatch(/GOOGLE_OAUTH_REVOKE_URL must be a http:\/\/ or https:\/\/ URL/);
+    expect(problems.join('\n')).toMatch(/META_GRAPH_URL is not a valid URL/);
+    expect(problems.join('\n')).toMatch(/PROVIDER_TIMEOUT_MS must be an integer/);
+  });
+});

@@ -17,6 +17,14 @@ export interface AppConfig {
   readonly jwtRefreshTtlSeconds: number;
   readonly jwtIssuer: string;
   readonly encryptionKey: Buffer;
+  /** Keys OAuth tokens were encrypted under before a rotation: still decrypt, never encrypt. */
+  readonly encryptionPreviousKeys: readonly Buffer[];
+  /** Google's OAuth 2 token revocation endpoint (deleting a Google Ads connection revokes its grant). */
+  readonly googleOauthRevokeUrl: string;
+  /** Meta Graph API base URL, version included, without a trailing slash. */
+  readonly metaGraphUrl: string;
+  /** Time limit of each call to an ad platform, so a slow provider cannot hold a request. */
+  readonly providerTimeoutMs: number;
   readonly publicBaseUrl: string | undefined;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   readonly rateLimitPerMinute: number;
@@ -80,6 +88,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     }
   }
 
+  const encryptionPreviousKeys = readPreviousKeys(env, problems);
+
   const config: AppConfig = {
     nodeEnv,
     host: env.HOST?.trim() || '0.0.0.0',
@@ -93,6 +103,10 @@ export function loadConfig(env: Env = process.env): AppConfig {
     jwtRefreshTtlSeconds: readInt(env, 'JWT_REFRESH_TTL_SECONDS', 7 * 24 * 3600, 60, 365 * 24 * 3600, problems),
     jwtIssuer: env.JWT_ISSUER?.trim() || 'audience-signal-platform',
     encryptionKey,
+    encryptionPreviousKeys,
+    googleOauthRevokeUrl: readUrl(env, 'GOOGLE_OAUTH_REVOKE_URL', ['http:', 'https:'], problems) ?? 'https://oauth2.googleapis.com/revoke',
+    metaGraphUrl: (readUrl(env, 'META_GRAPH_URL', ['http:', 'https:'], problems) ?? 'https://graph.facebook.com/v19.0').replace(/\/+$/, ''),
+    providerTimeoutMs: readInt(env, 'PROVIDER_TIMEOUT_MS', 5000, 1, 120_000, problems),
     publicBaseUrl,
     logLevel: readEnum(env, 'LOG_LEVEL', LOG_LEVELS, 'info', problems),
     rateLimitPerMinute: readInt(env, 'RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000, problems),
@@ -105,6 +119,26 @@ export function loadConfig(env: Env = process.env): AppConfig {
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);
+}
+
+/**
+ * ENCRYPTION_PREVIOUS_KEYS: comma-separated base64 keys of 32 bytes. A bad entry is named by its
+ * position, never echoed, since it is a secret.
+ */
+function readPreviousKeys(env: Env, problems: string[]): Buffer[] {
+  const raw = env.ENCRYPTION_PREVIOUS_KEYS?.trim();
+  if (raw === undefined || raw === '') return [];
+  const keys: Buffer[] = [];
+  raw.split(',').forEach((entry, index) => {
+    const text = entry.trim();
+    const key = Buffer.from(text, 'base64');
+    if (key.length !== 32 || !/^[A-Za-z0-9+/]+={0,2}$/.test(text)) {
+      problems.push(`ENCRYPTION_PREVIOUS_KEYS entry ${index + 1} must be 32 bytes encoded in base64 (44 characters).`);
+    } else {
+      keys.push(key);
+    }
+  });
+  return keys;
 }
 
 function readInt(env: Env, name: string, fallback: number, min: number, max: number, problems: string[]): number {

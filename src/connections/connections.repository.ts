@@ -1,12 +1,77 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
-import { TenantRepository } from '../common/tenancy/tenant-repository.js';
-import { Connection } from './connection.entity.js';
+import { DataSource, type EntityManager } from 'typeorm';
+import type { PageRequest } from '../common/pagination/pagination.js';
+import type { Tenant } from '../common/tenancy/tenant.js';
+import { DEFAULT_ORDERING_COLUMNS, type OrderingColumns, TenantRepository } from '../common/tenancy/tenant-repository.js';
+import { Connection, type ConnectionStatus, type Platform } from './connection.entity.js';
+import type { EncryptedToken } from './token-cipher.js';
+
+export interface ConnectionFilters {
+  /** `?customer=`: anything but the caller's own workspace matches nothing (SPEC section 1). */
+  customerId?: number;
+  platform?: Platform;
+  status?: ConnectionStatus;
+}
+
+/** The encrypted token columns of one connection; null where none is stored (e.g. made by the CLI). */
+export interface StoredTokens {
+  accessToken: EncryptedToken | null;
+  refreshToken: EncryptedToken | null;
+}
+
+/** The columns a connection is made of, minus the tokens, which only go in encrypted. */
+export type NewConnection = Pick<Connection, 'platform' | 'externalAccountId' | 'accountName'> &
+  Partial<Pick<Connection, 'status' | 'scopes' | 'connectedBy' | 'tokenExpiresAt' | 'lastRefreshedAt'>>;
+
+/** Connections have no `name`: the SPEC's `ordering=name` sorts by the account name. */
+const ORDERING_COLUMNS: OrderingColumns = { ...DEFAULT_ORDERING_COLUMNS, name: 'accountName' };
 
 /** All SQL about ad-platform connections. */
 @Injectable()
 export class ConnectionsRepository extends TenantRepository<Connection> {
-  constructor(dataSource: DataSource) {
-    super(dataSource, Connection, 'connection');
+  constructor(private readonly database: DataSource) {
+    super(database, Connection, 'connection');
+  }
+
+  list(tenant: Tenant, filters: ConnectionFilters, request: PageRequest) {
+    const query = this.query(tenant);
+    if (filters.customerId !== undefined)
+      query.andWhere('connection.customerId = :filterCustomerId', { filterCustomerId: filters.customerId });
+    if (filters.platform !== undefined) query.andWhere('connection.platform = :platform', { platform: filters.platform });
+    if (filters.status !== undefined) query.andWhere('connection.status = :status', { status: filters.status });
+    return this.page(query, request, ORDERING_COLUMNS);
+  }
+
+  /**
+   * Inserts a connection with its OAuth tokens. The token parameters only take TokenCipher output,
+   * so plaintext cannot reach the table. The returned object carries no token, like every read.
+   */
+  async insertWithTokens(
+    tenant: Tenant,
+    values: NewConnection,
+    tokens: Partial<StoredTokens>,
+    manager: EntityManager = this.database.manager,
+  ): Promise<Connection> {
+    const saved = await this.insert(
+      tenant,
+      { ...values, accessTokenEncrypted: tokens.accessToken ?? null, refreshTokenEncrypted: tokens.refreshToken ?? null },
+      manager,
+    );
+    delete (saved as Partial<Connection>).accessTokenEncrypted;
+    delete (saved as Partial<Connection>).refreshTokenEncrypted;
+    return saved;
+  }
+
+  /** The encrypted tokens (columns that are `select: false`), or null when the connection is not the tenant's. */
+  async storedTokens(tenant: Tenant, id: number, manager?: EntityManager): Promise<StoredTokens | null> {
+    const row = await this.query(tenant, manager)
+      .select(['connection.customerId', 'connection.id', 'connection.accessTokenEncrypted', 'connection.refreshTokenEncrypted'])
+      .andWhere('connection.id = :id', { id })
+      .getOne();
+    if (!row) return null;
+    return {
+      accessToken: (row.accessTokenEncrypted as EncryptedToken | null) ?? null,
+      refreshToken: (row.refreshTokenEncrypted as EncryptedToken | null) ?? null,
+    };
   }
 }

@@ -1,0 +1,73 @@
+import { ApiHideProperty, ApiProperty, PartialType } from '@nestjs/swagger';
+import { ReadOnlyField, RequiredString } from '../../common/validation/fields.js';
+import { CONNECTION_STATUSES, PLATFORMS } from '../connection.entity.js';
+
+/**
+ * Everything a response shows except account_name is read-only: a client may echo it back in a
+ * body and it is ignored (SPEC section 3). Only the OAuth flow and the CLI set these.
+ */
+class ConnectionReadOnlyFields {
+  @ApiHideProperty() @ReadOnlyField() id?: unknown;
+  @ApiHideProperty() @ReadOnlyField() customer?: unknown;
+  @ApiHideProperty() @ReadOnlyField() platform?: unknown;
+  @ApiHideProperty() @ReadOnlyField() external_account_id?: unknown;
+  @ApiHideProperty() @ReadOnlyField() status?: unknown;
+  @ApiHideProperty() @ReadOnlyField() scopes?: unknown;
+  @ApiHideProperty() @ReadOnlyField() connected_by?: unknown;
+  @ApiHideProperty() @ReadOnlyField() token_expires_at?: unknown;
+  @ApiHideProperty() @ReadOnlyField() last_refreshed_at?: unknown;
+  @ApiHideProperty() @ReadOnlyField() created_at?: unknown;
+  @ApiHideProperty() @ReadOnlyField() updated_at?: unknown;
+}
+
+class ConnectionEditableFields extends ConnectionReadOnlyFields {
+  @ApiProperty({ minLength: 1, maxLength: 255, example: 'Acme Shoes — EU', description: 'Display name of the account; trimmed.' })
+  @RequiredString({ max: 255 })
+  account_name: string;
+}
+
+/** Every field optional; an explicit null is still checked (so `"account_name": null` is a 400). */
+export class UpdateConnectionDto extends PartialType(ConnectionEditableFields, { skipNullProperties: false }) {}
+
+export class ConnectionDto {
+  @ApiProperty({ example: 3, readOnly: true })
+  id: number;
+
+  @ApiProperty({ example: 1, readOnly: true, description: 'Your workspace (customer) id.' })
+  customer: number;
+
+  @ApiProperty({ enum: PLATFORMS, example: 'google_ads', readOnly: true })
+  platform: string;
+
+  @ApiProperty({ example: '1234567890', readOnly: true, description: 'The account id at the ad platform.' })
+  external_account_id: string;
+
+  @ApiProperty({ minLength: 1, maxLength: 255, example: 'Acme Shoes — EU' })
+  account_name: string;
+
+  @ApiProperty({
+    enum: CONNECTION_STATUSES,
+    example: 'active',
+    readOnly: true,
+    description: 'Maintained by the platform: `expired` or `revoked` grants need the OAuth flow again.',
+  })
+  status: string;
+
+  @ApiProperty({ type: 'string', isArray: true, readOnly: true, example: ['https://www.googleapis.com/auth/adwords'] })
+  scopes: string[];
+
+  @ApiProperty({ type: 'integer', nullable: true, readOnly: true, example: 7, description: 'The user who connected the account.' })
+  connected_by: number | null;
+
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true, readOnly: true, example: '2026-11-21T11:00:00.000Z' })
+  token_expires_at: string | null;
+
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true, readOnly: true, example: '2026-11-21T10:00:00.000Z' })
+  last_refreshed_at: string | null;
+
+  @ApiProperty({ example: '2026-11-21T10:00:00.000Z', format: 'date-time', readOnly: true })
+  created_at: string;
+
+  @ApiProperty({ example: '2026-11-21T10:00:00.000Z', format: 'date-time', readOnly: true })
+  updated_at: string;
+}
