@@ -2,6 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Qu
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { IdPipe } from '../common/http/id-param.js';
+import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import type { Query as QueryString } from '../common/http/query-filters.js';
 import { parseAiModelInstanceFilters } from './ai-model-instance-filters.js';
 import { ApiList, requestUrl } from '../common/pagination/list-endpoint.js';
@@ -37,6 +38,7 @@ export class AiModelInstancesController {
   }
 
   @Post()
+  @Idempotent()
   @ApiOperation({
     summary: 'Create an AI model instance',
     description: 'Starts `pending` unless `status` names one reachable from it: `training` (version 1) or `archived`.',

@@ -2,6 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Qu
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { IdPipe } from '../common/http/id-param.js';
+import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import type { Query as QueryString } from '../common/http/query-filters.js';
 import { ApiList, requestUrl } from '../common/pagination/list-endpoint.js';
 import { parsePageRequest } from '../common/pagination/pagination.js';
@@ -38,6 +39,7 @@ export class AudiencesController {
   }
 
   @Post()
+  @Idempotent()
   @ApiOperation({ summary: 'Create an audience' })
   @ApiCreatedResponse({ type: AudienceDto })
   @ApiProblems(400, 413, 415)

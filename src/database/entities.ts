@@ -3,6 +3,7 @@ import { ApiKey } from '../api-keys/api-key.entity.js';
 import { AudienceConnection } from '../audiences/audience-connection.entity.js';
 import { Audience } from '../audiences/audience.entity.js';
 import { AuthSession } from '../auth/auth-session.entity.js';
+import { IdempotencyKey } from '../common/idempotency/idempotency-key.entity.js';
 import { Connection } from '../connections/connection.entity.js';
 import { Customer } from '../customers/customer.entity.js';
 import { McpToken } from '../mcp-tokens/mcp-token.entity.js';
@@ -10,4 +11,16 @@ import { Signal } from '../signals/signal.entity.js';
 import { User } from '../users/user.entity.js';
 
 /** Every entity, listed explicitly: globs do not work the same under ts-jest and the compiled build. */
-export const ENTITIES = [Customer, User, AuthSession, ApiKey, Connection, AiModelInstance, Audience, AudienceConnection, Signal, McpToken];
+export const ENTITIES = [
+  Customer,
+  User,
+  AuthSession,
+  ApiKey,
+  Connection,
+  AiModelInstance,
+  Audience,
+  AudienceConnection,
+  Signal,
+  McpToken,
+  IdempotencyKey,
+];

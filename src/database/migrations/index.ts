@@ -2,6 +2,7 @@ import { CustomersAndUsers1763700000000 } from './1763700000000-customers-and-us
 import { AuthSessionsAndApiKeys1763710000000 } from './1763710000000-auth-sessions-and-api-keys.js';
 import { WorkspaceResources1763720000000 } from './1763720000000-workspace-resources.js';
 import { McpTokens1763730000000 } from './1763730000000-mcp-tokens.js';
+import { IdempotencyKeys1763740000000 } from './1763740000000-idempotency-keys.js';
 
 /** Applied in this order, at start and by `npm run migrate`. New migrations are appended here. */
 export const MIGRATIONS = [
@@ -9,4 +10,5 @@ export const MIGRATIONS = [
   AuthSessionsAndApiKeys1763710000000,
   WorkspaceResources1763720000000,
   McpTokens1763730000000,
+  IdempotencyKeys1763740000000,
 ];

@@ -1,0 +1,22 @@
+import { applyDecorators, UseInterceptors } from '@nestjs/common';
+import { ApiHeader, ApiResponse } from '@nestjs/swagger';
+import { IdempotencyInterceptor } from './idempotency.interceptor.js';
+
+/** A create that honours `Idempotency-Key` (SPEC section 8). */
+export const Idempotent = () =>
+  applyDecorators(
+    UseInterceptors(IdempotencyInterceptor),
+    ApiHeader({
+      name: 'Idempotency-Key',
+      required: false,
+      description:
+        'Any unique string of 1–255 characters. A retry with the same key and the same body within 24 hours returns the first ' +
+        'response (with `Idempotent-Replayed: true`) and creates nothing; the same key with a different body is a 409. Keys are per credential.',
+      schema: { type: 'string', minLength: 1, maxLength: 255 },
+    }),
+    ApiResponse({
+      status: 409,
+      description: 'The Idempotency-Key was used with a different request, or that request is still running (`conflict`).',
+      content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/ProblemDetailsDto' } } },
+    }),
+  );
