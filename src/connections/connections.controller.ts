@@ -2,7 +2,8 @@ import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Query, R
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { IdPipe } from '../common/http/id-param.js';
-import { choiceFilter, integerFilter, type Query as QueryString } from '../common/http/query-filters.js';
+import type { Query as QueryString } from '../common/http/query-filters.js';
+import { parseConnectionFilters } from './connection-filters.js';
 import { ApiList, requestUrl } from '../common/pagination/list-endpoint.js';
 import { parsePageRequest } from '../common/pagination/pagination.js';
 import { CurrentTenant, type Tenant } from '../common/tenancy/tenant.js';
@@ -44,13 +45,8 @@ export class ConnectionsController {
   ])
   @ApiProblems(400, 404)
   list(@CurrentTenant() tenant: Tenant, @Query() query: QueryString, @Req() request: FastifyRequest) {
-    const filters = {
-      customerId: integerFilter(query, 'customer'),
-      platform: choiceFilter(query, 'platform', PLATFORMS),
-      status: choiceFilter(query, 'status', CONNECTION_STATUSES),
-    };
     const page = parsePageRequest(query, { orderingFields: ORDERING_FIELDS });
-    return this.connections.list(tenant, filters, page, requestUrl(request, this.config.publicBaseUrl));
+    return this.connections.list(tenant, parseConnectionFilters(query), page, requestUrl(request, this.config.publicBaseUrl));
   }
 
   @Get(':id')

@@ -7,6 +7,7 @@ import { AudiencesService } from '../audiences/audiences.service.js';
 import { assertCanWrite } from '../auth/authentication.guard.js';
 import type { Identity } from '../auth/identity.js';
 import { ApiError } from '../common/errors/api-error.js';
+import { ConnectionsService } from '../connections/connections.service.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.token.js';
 import { LOGGER } from '../logging/logger.token.js';
@@ -15,6 +16,7 @@ import { UsersService } from '../users/users.service.js';
 import type { McpTool } from './mcp-tool.js';
 import { aiModelInstanceTools } from './tools/ai-model-instance.tools.js';
 import { audienceTools } from './tools/audience.tools.js';
+import { connectionTools } from './tools/connection.tools.js';
 import { whoamiTool } from './tools/whoami.tool.js';
 
 const INSTRUCTIONS =
@@ -36,11 +38,12 @@ export class McpServerFactory {
     users: UsersService,
     audiences: AudiencesService,
     models: AiModelInstancesService,
+    connections: ConnectionsService,
     @Inject(APP_CONFIG) config: AppConfig,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
     const base = config.publicBaseUrl ?? `http://localhost:${config.port}`;
-    this.tools = [whoamiTool(users), ...audienceTools(audiences, base), ...aiModelInstanceTools(models, base)];
+    this.tools = [whoamiTool(users), ...audienceTools(audiences, base), ...aiModelInstanceTools(models, base), ...connectionTools(connections, base)];
     this.byName = new Map(this.tools.map((tool) => [tool.name, tool]));
   }
 
