@@ -1,6 +1,9 @@
 import { parseArgs } from 'node:util';
 import type { DataSource } from 'typeorm';
+import type { ApiKey, ApiKeyScope } from '../api-keys/api-key.entity.js';
+import type { FieldErrors } from '../common/errors/api-error.js';
 import { type AppConfig, ConfigError, loadConfig } from '../config/app-config.js';
+import type { Connection, Platform } from '../connections/connection.entity.js';
 import type { OpenDatabase } from '../database/database.js';
 import { USER_ROLES, type UserRole } from '../users/user-role.js';
 import type { User } from '../users/user.entity.js';
@@ -57,6 +60,13 @@ const PROGRAM = 'audience-admin';
 const MAX_INT4 = 2_147_483_647;
 
 /**
+ * The entities' enums, repeated here so that a mistyped choice is refused without loading TypeORM;
+ * `satisfies Record<…, true>` fails to compile if a value is added to or removed from the entity.
+ */
+const API_KEY_SCOPE_CHOICES = Object.keys({ read: true, write: true } satisfies Record<ApiKeyScope, true>) as ApiKeyScope[];
+const PLATFORM_CHOICES = Object.keys({ google_ads: true, meta_ads: true } satisfies Record<Platform, true>) as Platform[];
+
+/**
  * Keyed by the words that select the command. Handlers import what they need only when they run:
  * loading Nest, TypeORM and argon2 costs most of a run's time, and `--help` or a typo should not pay for it.
  */
@@ -93,6 +103,70 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
       return userJson(await users.deactivate(email));
     },
   },
+  'apikey create': {
+    usage: '--customer ID --name N [--scope read|write] [--expires-in-days D]',
+    options: ['customer', 'name', 'scope', 'expires-in-days'],
+    async run(args, context) {
+      const customerId = integerOption(args, 'customer');
+      const name = requiredOption(args, 'name');
+      const scope = args.values.scope ?? 'write';
+      if (!isApiKeyScope(scope)) throw new UsageError(`--scope must be one of ${API_KEY_SCOPE_CHOICES.join(', ')} (got "${scope}")`);
+      const expiresInDays = wholeNumberOption(args, 'expires-in-days');
+      const apiKeys = await apiKeysService(context);
+      const { apiKey, key } = await apiKeys.create({ customerId, name, scope, expiresInDays });
+      // SPEC section 2: the key is shown here and never again; only its prefix and hash are stored.
+      return { ...newApiKeyJson(apiKey), key };
+    },
+  },
+  'apikey list': {
+    usage: '--customer ID',
+    options: ['customer'],
+    async run(args, context) {
+      const customerId = integerOption(args, 'customer');
+      const apiKeys = await apiKeysService(context);
+      // An empty list for a mistyped id would read as "this customer has no keys".
+      await requireCustomer(context, customerId);
+      return { api_keys: (await apiKeys.list(customerId)).map(apiKeyJson) };
+    },
+  },
+  'apikey revoke': {
+    usage: 'ID',
+    options: [],
+    positionals: ['ID'],
+    async run(args, context) {
+      const id = parseId(args.positionals[0], 'ID');
+      const apiKeys = await apiKeysService(context);
+      return apiKeyJson(await apiKeys.revoke(id));
+    },
+  },
+  'apikey rotate': {
+    usage: 'ID [--grace-hours H]',
+    options: ['grace-hours'],
+    positionals: ['ID'],
+    async run(args, context) {
+      const id = parseId(args.positionals[0], 'ID');
+      const graceHours = wholeNumberOption(args, 'grace-hours');
+      const apiKeys = await apiKeysService(context);
+      const { apiKey, key, previous } = await apiKeys.rotate(id, graceHours);
+      return {
+        ...newApiKeyJson(apiKey),
+        key,
+        previous: { id: previous.id, prefix: previous.prefix, expires_at: isoOrNull(previous.expiresAt) },
+      };
+    },
+  },
+  'connection create': {
+    usage: '--customer ID --platform google_ads|meta_ads --account-id X --account-name N',
+    options: ['customer', 'platform', 'account-id', 'account-name'],
+    async run(args, context) {
+      const customerId = integerOption(args, 'customer');
+      const platform = requiredOption(args, 'platform');
+      if (!isPlatform(platform)) throw new UsageError(`--platform must be one of ${PLATFORM_CHOICES.join(', ')} (got "${platform}")`);
+      const externalAccountId = requiredOption(args, 'account-id').trim();
+      const accountName = requiredOption(args, 'account-name').trim();
+      return connectionJson(await registerConnection(context, { customerId, platform, externalAccountId, accountName }));
+    },
+  },
   migrate: {
     usage: '',
     options: [],
@@ -113,6 +187,84 @@ async function usersService(context: CommandContext) {
   return new UsersService(await context.dataSource(), new PasswordHasher());
 }
 
+async function apiKeysService(context: CommandContext) {
+  const dataSource = await context.dataSource();
+  const { pino } = await import('pino');
+  const { Clock } = await import('../common/time/clock.js');
+  const { CredentialCache } = await import('../auth/credential-cache.js');
+  const { ApiKeysService } = await import('../api-keys/api-keys.service.js');
+  // stdout carries the result alone, so warnings go to stderr.
+  const logger = pino({ level: 'warn' }, pino.destination(2));
+  // A cache that never listens checks every key in the database; running servers still hear the service's NOTIFY.
+  return new ApiKeysService(dataSource, new Clock(), new CredentialCache(undefined, logger), context.config, logger);
+}
+
+async function requireCustomer(context: CommandContext, customerId: number): Promise<void> {
+  const dataSource = await context.dataSource();
+  const { CustomersService } = await import('../customers/customers.service.js');
+  const { ApiError } = await import('../common/errors/api-error.js');
+  if (!(await new CustomersService(dataSource).exists(customerId))) {
+    throw ApiError.field('customer', `Customer ${customerId} does not exist.`);
+  }
+}
+
+interface NewConnection {
+  customerId: number;
+  platform: Platform;
+  externalAccountId: string;
+  accountName: string;
+}
+
+/**
+ * Registers a connection whose OAuth grant is managed elsewhere (SPEC section 9): active, with no
+ * tokens, no scopes and no connecting user. The web interface's OAuth flow is the only other way in.
+ */
+async function registerConnection(context: CommandContext, values: NewConnection): Promise<Connection> {
+  const { customerId, platform, externalAccountId, accountName } = values;
+  const { ApiError } = await import('../common/errors/api-error.js');
+  const errors: FieldErrors = {};
+  // Counted in code points, as PostgreSQL counts varchar lengths.
+  if (!hasLengthBetween(externalAccountId, 1, 64)) errors.account_id = ['Must be 1 to 64 characters.'];
+  if (!hasLengthBetween(accountName, 1, 255)) errors.account_name = ['Must be 1 to 255 characters.'];
+  if (Object.keys(errors).length > 0) throw ApiError.validation(errors);
+  await requireCustomer(context, customerId);
+  const dataSource = await context.dataSource();
+  const { Tenant } = await import('../common/tenancy/tenant.js');
+  const { ConnectionsRepository } = await import('../connections/connections.repository.js');
+  const tenant = Tenant.forOperator(customerId);
+  const connections = new ConnectionsRepository(dataSource);
+  try {
+    return await connections.insert(tenant, {
+      platform,
+      externalAccountId,
+      accountName,
+      status: 'active',
+      scopes: [],
+      connectedBy: null,
+      tokenExpiresAt: null,
+      lastRefreshedAt: null,
+    });
+  } catch (error) {
+    if (!isUniqueViolation(error, 'connections_customer_account_key')) throw error;
+    const existing = await connections
+      .query(tenant)
+      .andWhere('connection.platform = :platform AND connection.externalAccountId = :externalAccountId', { platform, externalAccountId })
+      .getOne();
+    const which = existing ? ` (connection ${existing.id})` : '';
+    throw ApiError.conflict(`Customer ${customerId} already has a ${platform} connection for account ${externalAccountId}${which}.`);
+  }
+}
+
+function isUniqueViolation(error: unknown, constraint: string): boolean {
+  const driverError = (error as { driverError?: { code?: unknown; constraint?: unknown } } | null)?.driverError;
+  return driverError?.code === '23505' && driverError.constraint === constraint;
+}
+
+function hasLengthBetween(text: string, min: number, max: number): boolean {
+  const length = [...text].length;
+  return length >= min && length <= max;
+}
+
 /** Field by field, so a column added to the entity (or the password hash) never leaks by default. */
 function userJson(user: User): object {
   return {
@@ -123,6 +275,65 @@ function userJson(user: User): object {
     is_active: user.isActive,
     date_joined: user.dateJoined.toISOString(),
   };
+}
+
+/** Field by field: never the key hash. The key itself is not stored, so it cannot leak from here. */
+function apiKeyJson(apiKey: ApiKey): object {
+  return {
+    id: apiKey.id,
+    customer: apiKey.customerId,
+    name: apiKey.name,
+    prefix: apiKey.prefix,
+    scope: apiKey.scope,
+    created_at: apiKey.createdAt.toISOString(),
+    expires_at: isoOrNull(apiKey.expiresAt),
+    revoked_at: isoOrNull(apiKey.revokedAt),
+    last_used_at: isoOrNull(apiKey.lastUsedAt),
+    replaced_by: apiKey.replacedById ?? null,
+  };
+}
+
+/** What `create` and `rotate` print besides the key itself. */
+function newApiKeyJson(apiKey: ApiKey): object {
+  return {
+    id: apiKey.id,
+    customer: apiKey.customerId,
+    name: apiKey.name,
+    prefix: apiKey.prefix,
+    scope: apiKey.scope,
+    created_at: apiKey.createdAt.toISOString(),
+    expires_at: isoOrNull(apiKey.expiresAt),
+  };
+}
+
+/** The REST fields of SPEC section 3, field by field: the encrypted tokens are never selected nor printed. */
+function connectionJson(connection: Connection): object {
+  return {
+    id: connection.id,
+    customer: connection.customerId,
+    platform: connection.platform,
+    external_account_id: connection.externalAccountId,
+    account_name: connection.accountName,
+    status: connection.status,
+    scopes: connection.scopes,
+    connected_by: connection.connectedBy,
+    token_expires_at: isoOrNull(connection.tokenExpiresAt),
+    last_refreshed_at: isoOrNull(connection.lastRefreshedAt),
+    created_at: connection.createdAt.toISOString(),
+    updated_at: connection.updatedAt.toISOString(),
+  };
+}
+
+function isoOrNull(date: Date | null | undefined): string | null {
+  return date ? date.toISOString() : null;
+}
+
+function isApiKeyScope(value: string): value is ApiKeyScope {
+  return (API_KEY_SCOPE_CHOICES as readonly string[]).includes(value);
+}
+
+function isPlatform(value: string): value is Platform {
+  return (PLATFORM_CHOICES as readonly string[]).includes(value);
 }
 
 function isUserRole(value: string): value is UserRole {
@@ -137,6 +348,18 @@ function requiredOption(args: CommandArgs, name: string): string {
 
 function integerOption(args: CommandArgs, name: string): number {
   return parseId(requiredOption(args, name), `--${name}`);
+}
+
+/**
+ * A whole number, or undefined when the option is absent. Only the shape is checked here (a typo
+ * is a usage error); the range is the service's rule, reported as a validation error.
+ */
+function wholeNumberOption(args: CommandArgs, name: string): number | undefined {
+  const raw = args.values[name];
+  if (raw === undefined) return undefined;
+  const text = raw.trim();
+  if (!/^-?\d{1,9}$/.test(text)) throw new UsageError(`--${name} must be a whole number (got "${raw}")`);
+  return Number(text);
 }
 
 /** Ids are positive int4 values; anything else is a typo, not a lookup that finds nothing. */

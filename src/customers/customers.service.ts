@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, Equal } from 'typeorm';
 import { ApiError } from '../common/errors/api-error.js';
 import { Customer } from './customer.entity.js';
 
@@ -14,6 +14,6 @@ export class CustomersService {
   }
 
   async exists(id: number): Promise<boolean> {
-    return this.dataSource.getRepository(Customer).existsBy({ id });
+    return this.dataSource.getRepository(Customer).existsBy({ id: Equal(id) });
   }
 }
