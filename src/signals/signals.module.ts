@@ -1,9 +1,15 @@
 import { Module } from '@nestjs/common';
+import { AiModelInstancesModule } from '../ai-model-instances/ai-model-instances.module.js';
+import { AudiencesModule } from '../audiences/audiences.module.js';
+import { ConnectionsModule } from '../connections/connections.module.js';
+import { SignalsController } from './signals.controller.js';
 import { SignalsRepository } from './signals.repository.js';
+import { SignalsService } from './signals.service.js';
 
 @Module({
-  controllers: [],
-  providers: [SignalsRepository],
-  exports: [SignalsRepository],
+  imports: [AiModelInstancesModule, ConnectionsModule, AudiencesModule],
+  controllers: [SignalsController],
+  providers: [SignalsService, SignalsRepository],
+  exports: [SignalsService, SignalsRepository],
 })
 export class SignalsModule {}

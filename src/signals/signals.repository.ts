@@ -1,14 +1,38 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+import type { PageRequest } from '../common/pagination/pagination.js';
 import type { Tenant } from '../common/tenancy/tenant.js';
 import { TenantRepository } from '../common/tenancy/tenant-repository.js';
-import { Signal, SignalStatus } from './signal.entity.js';
+import { Signal, SignalStatus, type SignalStatusCode, type SignalType } from './signal.entity.js';
+
+export interface SignalFilters {
+  status?: SignalStatusCode;
+  signalType?: SignalType;
+  modelInstanceId?: number;
+  audienceId?: number;
+  connectionId?: number;
+  /** A LIKE pattern, already escaped. */
+  search?: string;
+}
 
 /** All SQL about signals. */
 @Injectable()
 export class SignalsRepository extends TenantRepository<Signal> {
   constructor(dataSource: DataSource) {
     super(dataSource, Signal, 'signal');
+  }
+
+  /** Each filter is served by a (customer_id, …) index of the signals table. */
+  list(tenant: Tenant, filters: SignalFilters, request: PageRequest) {
+    const query = this.query(tenant);
+    if (filters.status !== undefined) query.andWhere('signal.status = :status', { status: filters.status });
+    if (filters.signalType !== undefined) query.andWhere('signal.signalType = :signalType', { signalType: filters.signalType });
+    if (filters.modelInstanceId !== undefined)
+      query.andWhere('signal.modelInstanceId = :modelInstanceId', { modelInstanceId: filters.modelInstanceId });
+    if (filters.audienceId !== undefined) query.andWhere('signal.audienceId = :audienceId', { audienceId: filters.audienceId });
+    if (filters.connectionId !== undefined) query.andWhere('signal.connectionId = :connectionId', { connectionId: filters.connectionId });
+    if (filters.search !== undefined) query.andWhere('signal.name ILIKE :search', { search: filters.search });
+    return this.page(query, request);
   }
 
   /**

@@ -1,0 +1,123 @@
+import { ApiHideProperty, ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
+import { ChoiceField, JsonObjectField, ReadOnlyField, ReferenceField, RequiredString, TextField } from '../../common/validation/fields.js';
+import { SIGNAL_STATUS_CODES, SIGNAL_TYPES, type SignalStatusCode, type SignalType } from '../signal.entity.js';
+
+const STATUS_CODES_DESCRIPTION = '0 draft, 1 active, 2 paused, 3 failed, 4 archived.';
+
+const TRANSITIONS_DESCRIPTION =
+  'Transitions: 0→1, 1→2, 2→1, 3→1, and any status but 4 → 4; 4 (archived) is final and the signal cannot change any more. ' +
+  'Setting the status a signal already has changes nothing. Activating (→1) needs `connection` to be an active connection of your ' +
+  'workspace. 3 (failed) is set by the delivery pipeline, never through the API.';
+
+/** Read-only fields a client may echo back in a body: accepted and ignored (SPEC section 3). */
+class SignalReadOnlyFields {
+  @ApiHideProperty() @ReadOnlyField() id?: unknown;
+  @ApiHideProperty() @ReadOnlyField() customer?: unknown;
+  @ApiHideProperty() @ReadOnlyField() created_at?: unknown;
+  @ApiHideProperty() @ReadOnlyField() updated_at?: unknown;
+}
+
+export class CreateSignalDto extends SignalReadOnlyFields {
+  @ApiProperty({ minLength: 1, maxLength: 255, example: 'Purchase conversions to Google Ads', description: 'Trimmed.' })
+  @RequiredString({ max: 255 })
+  name: string;
+
+  @ApiPropertyOptional({ maxLength: 2000, default: '', example: 'Offline purchases, sent hourly.' })
+  @TextField({ max: 2000, optional: true })
+  description?: string;
+
+  @ApiProperty({
+    enum: SIGNAL_TYPES,
+    example: 'conversion',
+    description: 'What the signal carries: conversions, conversion values, or model scores.',
+  })
+  @ChoiceField(SIGNAL_TYPES)
+  signal_type: SignalType;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    enum: SIGNAL_STATUS_CODES,
+    default: 0,
+    example: 0,
+    description:
+      `${STATUS_CODES_DESCRIPTION} An integer: \`"1"\` (a string) is refused. On create only 0 (the default), 1 (needs an active ` +
+      `\`connection\`) and 4 are accepted, as if the signal started as a draft. ${TRANSITIONS_DESCRIPTION}`,
+  })
+  @ChoiceField(SIGNAL_STATUS_CODES, { optional: true })
+  status?: SignalStatusCode;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    nullable: true,
+    default: null,
+    example: 12,
+    description: 'An AI model instance of your workspace whose outputs the signal sends.',
+  })
+  @ReferenceField()
+  model_instance?: number | null;
+
+  @ApiPropertyOptional({ type: 'integer', nullable: true, default: null, example: 41, description: 'An audience of your workspace.' })
+  @ReferenceField()
+  audience?: number | null;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    nullable: true,
+    default: null,
+    example: 3,
+    description: 'The destination: a connection of your workspace. Must be active to activate the signal.',
+  })
+  @ReferenceField()
+  connection?: number | null;
+
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    default: {},
+    example: { conversion_action: 'purchase', lookback_days: 30 },
+    description: 'At most 64 KiB as JSON, nested at most 10 levels.',
+  })
+  @JsonObjectField()
+  config?: Record<string, unknown>;
+}
+
+/** Every field optional; an explicit null is still checked (so `"name": null` is a 400, not a crash). */
+export class UpdateSignalDto extends PartialType(CreateSignalDto, { skipNullProperties: false }) {}
+
+export class SignalDto {
+  @ApiProperty({ type: 'integer', example: 57, readOnly: true })
+  id: number;
+
+  @ApiProperty({ type: 'integer', example: 1, readOnly: true, description: 'Your workspace (customer) id.' })
+  customer: number;
+
+  @ApiProperty({ example: 'Purchase conversions to Google Ads' })
+  name: string;
+
+  @ApiProperty({ example: 'Offline purchases, sent hourly.' })
+  description: string;
+
+  @ApiProperty({ enum: SIGNAL_TYPES, example: 'conversion' })
+  signal_type: string;
+
+  @ApiProperty({ type: 'integer', enum: SIGNAL_STATUS_CODES, example: 1, description: STATUS_CODES_DESCRIPTION })
+  status: number;
+
+  @ApiProperty({ type: 'integer', nullable: true, example: 12 })
+  model_instance: number | null;
+
+  @ApiProperty({ type: 'integer', nullable: true, example: 41 })
+  audience: number | null;
+
+  @ApiProperty({ type: 'integer', nullable: true, example: 3 })
+  connection: number | null;
+
+  @ApiProperty({ type: 'object', additionalProperties: true, example: { conversion_action: 'purchase', lookback_days: 30 } })
+  config: Record<string, unknown>;
+
+  @ApiProperty({ example: '2026-11-21T10:00:00.000Z', format: 'date-time', readOnly: true })
+  created_at: string;
+
+  @ApiProperty({ example: '2026-11-21T10:00:00.000Z', format: 'date-time', readOnly: true })
+  updated_at: string;
+}

@@ -1,0 +1,57 @@
+import type { DataSource, EntityManager } from 'typeorm';
+import type { AiModelInstancesRepository } from '../ai-model-instances/ai-model-instances.repository.js';
+import type { AudiencesRepository } from '../audiences/audiences.repository.js';
+import { ApiError } from '../common/errors/api-error.js';
+import { Tenant } from '../common/tenancy/tenant.js';
+import type { ConnectionsRepository } from '../connections/connections.repository.js';
+import type { SignalsRepository } from './signals.repository.js';
+import { SignalsService } from './signals.service.js';
+
+/**
+ * A referenced object deleted between the service's check and its INSERT cannot be staged through
+ * HTTP reliably, so the race is simulated here: every check passes and the write then hits the
+ * composite foreign key, as it would in PostgreSQL.
+ */
+describe('SignalsService foreign key races', () => {
+  const tenant = Tenant.forOperator(1);
+  const manager = {} as EntityManager;
+  const dataSource = { transaction: (work: (manager: EntityManager) => Promise<unknown>) => work(manager) } as unknown as DataSource;
+  const everyId = { existingIds: async (_tenant: Tenant, ids: number[]) => new Set(ids) };
+  const connections = { findById: async () => ({ status: 'active' }) } as unknown as ConnectionsRepository;
+
+  function serviceFailingWith(error: unknown): SignalsService {
+    const signals = {
+      insert: async () => {
+        throw error;
+      },
+    } as unknown as SignalsRepository;
+    return new SignalsService(
+      dataSource,
+      signals,
+      everyId as unknown as AiModelInstancesRepository,
+      everyId as unknown as AudiencesRepository,
+      connections,
+    );
+  }
+
+  const input = { name: 'Race', signal_type: 'score' as const, model_instance: 11, audience: 12, connection: 13, status: 1 as const };
+
+  it.each([
+    ['signals_model_instance_fkey', 'model_instance', 11],
+    ['signals_audience_fkey', 'audience', 12],
+    ['signals_connection_fkey', 'connection', 13],
+  ])('answers a violation of %s like a missing %s', async (constraint, field, id) => {
+    const violation = Object.assign(new Error('violates foreign key constraint'), { driverError: { code: '23503', constraint } });
+    const error = await serviceFailingWith(violation)
+      .create(tenant, input)
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ApiError);
+    expect((error as ApiError).statusCode).toBe(400);
+    expect((error as ApiError).errors).toEqual({ [field]: [`Invalid pk "${id}" - object does not exist.`] });
+  });
+
+  it('lets any other database error through', async () => {
+    const other = Object.assign(new Error('deadlock detected'), { driverError: { code: '40P01' } });
+    await expect(serviceFailingWith(other).create(tenant, input)).rejects.toBe(other);
+  });
+});
