@@ -12,7 +12,10 @@ export default {
     '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }],
     // @fastify/static (CommonJS) requires content-disposition 3 (ESM only). Node 20.19 loads that
     // natively, Jest's CommonJS loader on Node 20 cannot: compile that one package to CommonJS.
-    '/node_modules/content-disposition/.+\\.js$': ['ts-jest', { useESM: false, tsconfig: { allowJs: true, module: 'commonjs', esModuleInterop: true } }],
+    '/node_modules/content-disposition/.+\\.js$': [
+      'ts-jest',
+      { useESM: false, tsconfig: { allowJs: true, module: 'commonjs', esModuleInterop: true } },
+    ],
   },
   transformIgnorePatterns: ['/node_modules/(?!content-disposition/)'],
   testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.e2e-spec.ts', '<rootDir>/test/**/*.spec.ts'],

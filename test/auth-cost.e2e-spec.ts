@@ -1,4 +1,6 @@
 import { type Logger as TypeOrmLogger, DataSource } from 'typeorm';
+import type { CredentialCache } from '../src/auth/credential-cache.js';
+import { CREDENTIAL_CACHE } from '../src/auth/credential-cache.token.js';
 import { dataSourceOptions } from '../src/database/data-source-options.js';
 import { apiKeyHeader, bearer, createApiKey, createUser, createWorkspace, json, login } from './support/factories.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
@@ -27,8 +29,10 @@ describe('what authentication costs per request', () => {
     const dataSource = new DataSource({ ...dataSourceOptions({ url: database.url }), logging: ['query'], logger: counter });
     await dataSource.initialize();
     api = await startTestApp({}, { dataSource });
-    // Let the credential cache's LISTEN connection come up: until it does, every check queries.
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Until the credential cache's LISTEN connection is up, every check queries (by design).
+    const cache = api.app.get<CredentialCache>(CREDENTIAL_CACHE);
+    for (let attempt = 0; attempt < 100 && !cache.isListening; attempt++) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(cache.isListening).toBe(true);
   });
   afterAll(async () => {
     await api.close();

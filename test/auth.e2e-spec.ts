@@ -80,7 +80,7 @@ describe('authentication (SPEC section 2)', () => {
         { email: 5, password: ['x'] },
         { email: ['Not a valid string.'], password: ['Not a valid string.'] },
       ],
-      [{ email: null, password: 'x' }, { email: ['This field is required.'] }],
+      [{ email: null, password: 'x' }, { email: ['This field may not be null.'] }],
     ])('answers 400 for missing or blank fields: %j', async (body, errors) => {
       const problem = await expectProblem(await api.request('/api/v1/jwt/create/', json(body)), 400, 'validation_error');
       expect((problem as unknown as { errors: unknown }).errors).toEqual(errors);

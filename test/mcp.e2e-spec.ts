@@ -5,6 +5,8 @@ import {
   apiKeyHeader,
   bearer,
   createApiKey,
+  createConnection,
+  createModelInstance,
   createUser,
   createWorkspace,
   json,
@@ -180,6 +182,77 @@ describe('MCP (SPEC sections 2 and 7)', () => {
         detail: 'Invalid page.',
       });
       expect(toolError(await client.callTool({ name: 'no_such_tool', arguments: {} })).code).toBe('not_found');
+      await client.close();
+    });
+
+    it('calls every tool with valid and invalid input', async () => {
+      const connection = await createConnection(api, workspace, { status: 'active' });
+      const model = await createModelInstance(api, workspace);
+      const client = await connect((await createToken(editorJwt)).body.token);
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name).sort()).toEqual(
+        [
+          'whoami',
+          'list_audiences',
+          'get_audience',
+          'create_audience',
+          'update_audience',
+          'list_signals',
+          'get_signal',
+          'create_signal',
+          'update_signal',
+          'list_ai_model_instances',
+          'get_ai_model_instance',
+          'list_connections',
+          'get_connection',
+        ].sort(),
+      );
+
+      const signal = structured(
+        await client.callTool({
+          name: 'create_signal',
+          arguments: { name: 'Agent signal', signal_type: 'score', connection: connection.id, model_instance: model.id },
+        }),
+      );
+      expect(signal).toMatchObject({ status: 0, connection: connection.id, model_instance: model.id, customer: workspace.customerId });
+      expect(structured(await client.callTool({ name: 'update_signal', arguments: { id: signal.id, status: 1 } })).status).toBe(1);
+      expect(structured(await client.callTool({ name: 'update_signal', arguments: { id: signal.id, status: 2 } })).status).toBe(2);
+      expect(structured(await client.callTool({ name: 'get_signal', arguments: { id: signal.id } })).status).toBe(2);
+      expect(structured(await client.callTool({ name: 'list_signals', arguments: { status: 2, connection: connection.id } })).count).toBe(
+        1,
+      );
+      expect(toolError(await client.callTool({ name: 'update_signal', arguments: { id: signal.id, status: 3 } })).errors).toEqual({
+        status: [expect.any(String)],
+      });
+      expect(
+        toolError(await client.callTool({ name: 'create_signal', arguments: { name: 'x', signal_type: 'score', status: '1' } })).errors,
+      ).toHaveProperty('status');
+      expect(toolError(await client.callTool({ name: 'list_signals', arguments: { status: 'abc' } })).errors).toHaveProperty('status');
+
+      expect(structured(await client.callTool({ name: 'get_ai_model_instance', arguments: { id: model.id } }))).toMatchObject({
+        id: model.id,
+        status: 'ready',
+      });
+      expect(
+        structured(await client.callTool({ name: 'list_ai_model_instances', arguments: { status: 'ready' } })).count,
+      ).toBeGreaterThanOrEqual(1);
+      expect(toolError(await client.callTool({ name: 'list_ai_model_instances', arguments: { model_type: 'nope' } })).code).toBe(
+        'validation_error',
+      );
+      expect(toolError(await client.callTool({ name: 'get_ai_model_instance', arguments: {} })).errors).toEqual({
+        id: ['This field is required.'],
+      });
+
+      const fetched = structured(await client.callTool({ name: 'get_connection', arguments: { id: connection.id } }));
+      expect(fetched).toMatchObject({ id: connection.id, status: 'active', platform: 'google_ads' });
+      expect(JSON.stringify(fetched)).not.toMatch(/token_encrypted|access_token|refresh_token/);
+      expect(
+        structured(await client.callTool({ name: 'list_connections', arguments: { platform: 'google_ads' } })).count,
+      ).toBeGreaterThanOrEqual(1);
+      expect(toolError(await client.callTool({ name: 'list_connections', arguments: { platform: 'myspace' } })).code).toBe(
+        'validation_error',
+      );
+      expect(toolError(await client.callTool({ name: 'get_connection', arguments: { id: 99999999 } })).code).toBe('not_found');
       await client.close();
     });
 

@@ -69,6 +69,11 @@ export class CredentialCache {
     await client?.end().catch(() => {});
   }
 
+  /** True while the LISTEN connection is up, i.e. while cached entries can be trusted. */
+  get isListening(): boolean {
+    return this.listening;
+  }
+
   /** Runs `handler` for every invalidation received (after the cache itself evicted). */
   onInvalidation(handler: (message: string) => void): void {
     this.handlers.push(handler);

@@ -12,11 +12,13 @@ import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.token.js';
 import { LOGGER } from '../logging/logger.token.js';
 import { API_VERSION } from '../openapi/openapi.js';
+import { SignalsService } from '../signals/signals.service.js';
 import { UsersService } from '../users/users.service.js';
 import type { McpTool } from './mcp-tool.js';
 import { aiModelInstanceTools } from './tools/ai-model-instance.tools.js';
 import { audienceTools } from './tools/audience.tools.js';
 import { connectionTools } from './tools/connection.tools.js';
+import { signalTools } from './tools/signal.tools.js';
 import { whoamiTool } from './tools/whoami.tool.js';
 
 const INSTRUCTIONS =
@@ -37,13 +39,20 @@ export class McpServerFactory {
   constructor(
     users: UsersService,
     audiences: AudiencesService,
+    signals: SignalsService,
     models: AiModelInstancesService,
     connections: ConnectionsService,
     @Inject(APP_CONFIG) config: AppConfig,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
     const base = config.publicBaseUrl ?? `http://localhost:${config.port}`;
-    this.tools = [whoamiTool(users), ...audienceTools(audiences, base), ...aiModelInstanceTools(models, base), ...connectionTools(connections, base)];
+    this.tools = [
+      whoamiTool(users),
+      ...audienceTools(audiences, base),
+      ...signalTools(signals, base),
+      ...aiModelInstanceTools(models, base),
+      ...connectionTools(connections, base),
+    ];
     this.byName = new Map(this.tools.map((tool) => [tool.name, tool]));
   }
 

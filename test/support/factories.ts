@@ -93,7 +93,7 @@ export async function createModelInstance(
   return { id: model.id };
 }
 
-export function send(method: 'POST' | 'PATCH' | 'PUT' | 'DELETE', body: unknown, headers: Record<string, string>): RequestInit {
+export function send(method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE', body: unknown, headers: Record<string, string>): RequestInit {
   return body === undefined
     ? { method, headers }
     : { method, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) };

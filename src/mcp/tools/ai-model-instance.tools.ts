@@ -34,7 +34,7 @@ export function aiModelInstanceTools(models: AiModelInstancesService, publicBase
       name: 'list_ai_model_instances',
       title: 'List AI model instances',
       description:
-        'Lists the workspace\'s AI model instances (predictive models: propensity, lifetime value, churn, lookalike), newest first. ' +
+        "Lists the workspace's AI model instances (predictive models: propensity, lifetime value, churn, lookalike), newest first. " +
         'Use a "ready" instance as the model_instance of an audience or signal.',
       inputSchema: {
         type: 'object',
@@ -56,7 +56,8 @@ export function aiModelInstanceTools(models: AiModelInstancesService, publicBase
     {
       name: 'get_ai_model_instance',
       title: 'Get an AI model instance',
-      description: 'Returns one AI model instance by id, with its status, version and training metrics. An id outside this workspace gives not_found.',
+      description:
+        'Returns one AI model instance by id, with its status, version and training metrics. An id outside this workspace gives not_found.',
       inputSchema: { type: 'object', properties: { id: ID_ARGUMENT }, required: ['id'], additionalProperties: false },
       outputSchema: MODEL,
       writes: false,

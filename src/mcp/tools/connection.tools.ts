@@ -18,7 +18,8 @@ const CONNECTION: JsonSchema = {
     status: {
       type: 'string',
       enum: STATUSES,
-      description: 'active (usable), expired (the grant must be renewed), revoked (the grant was withdrawn), error (the platform refused it).',
+      description:
+        'active (usable), expired (the grant must be renewed), revoked (the grant was withdrawn), error (the platform refused it).',
     },
     scopes: { type: 'array', items: { type: 'string' } },
     connected_by: { type: ['integer', 'null'] },
@@ -35,7 +36,7 @@ export function connectionTools(connections: ConnectionsService, publicBaseUrl: 
       name: 'list_connections',
       title: 'List ad-platform connections',
       description:
-        'Lists the workspace\'s connections to Google Ads and Meta Ads accounts, newest first. Signals and audiences send data through ' +
+        "Lists the workspace's connections to Google Ads and Meta Ads accounts, newest first. Signals and audiences send data through " +
         'these; a signal can only be activated with a connection whose status is "active". Connections are made by people in the web ' +
         'interface, not through tools.',
       inputSchema: {
