@@ -30,7 +30,8 @@ export class AiModelInstancesRepository extends TenantRepository<AiModelInstance
     if (filters.status !== undefined) query.andWhere('model.status = :status', { status: filters.status });
     if (filters.modelType !== undefined) query.andWhere('model.modelType = :modelType', { modelType: filters.modelType });
     if (filters.search !== undefined) query.andWhere('model.name ILIKE :search', { search: filters.search });
-    return this.page(query, request);
+    const statusOnly = filters.modelType === undefined && filters.search === undefined;
+    return this.page(query, request, undefined, statusOnly ? { tenant, status: filters.status } : undefined);
   }
 
   /** Audiences and signals of the tenant that reference the instance (both served by their (customer_id, model_instance_id) indexes). */

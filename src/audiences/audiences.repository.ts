@@ -29,7 +29,9 @@ export class AudiencesRepository extends TenantRepository<Audience> {
     if (filters.status !== undefined) query.andWhere('audience.status = :status', { status: filters.status });
     if (filters.sourceType !== undefined) query.andWhere('audience.sourceType = :sourceType', { sourceType: filters.sourceType });
     if (filters.search !== undefined) query.andWhere('audience.name ILIKE :search', { search: filters.search });
-    return this.page(query, request);
+    const statusOnly =
+      filters.sourceType === undefined && filters.search === undefined && (filters.customerId ?? tenant.customerId) === tenant.customerId;
+    return this.page(query, request, undefined, statusOnly ? { tenant, status: filters.status } : undefined);
   }
 
   /** Another audience of the tenant with this name in any letter case (served by the unique lower(name) index). */

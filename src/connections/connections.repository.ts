@@ -39,7 +39,8 @@ export class ConnectionsRepository extends TenantRepository<Connection> {
       query.andWhere('connection.customerId = :filterCustomerId', { filterCustomerId: filters.customerId });
     if (filters.platform !== undefined) query.andWhere('connection.platform = :platform', { platform: filters.platform });
     if (filters.status !== undefined) query.andWhere('connection.status = :status', { status: filters.status });
-    return this.page(query, request, ORDERING_COLUMNS);
+    const statusOnly = filters.platform === undefined && (filters.customerId ?? tenant.customerId) === tenant.customerId;
+    return this.page(query, request, ORDERING_COLUMNS, statusOnly ? { tenant, status: filters.status } : undefined);
   }
 
   /**

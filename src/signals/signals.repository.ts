@@ -32,7 +32,10 @@ export class SignalsRepository extends TenantRepository<Signal> {
     if (filters.audienceId !== undefined) query.andWhere('signal.audienceId = :audienceId', { audienceId: filters.audienceId });
     if (filters.connectionId !== undefined) query.andWhere('signal.connectionId = :connectionId', { connectionId: filters.connectionId });
     if (filters.search !== undefined) query.andWhere('signal.name ILIKE :search', { search: filters.search });
-    return this.page(query, request);
+    const statusOnly = [filters.signalType, filters.modelInstanceId, filters.audienceId, filters.connectionId, filters.search].every(
+      (filter) => filter === undefined,
+    );
+    return this.page(query, request, undefined, statusOnly ? { tenant, status: filters.status } : undefined);
   }
 
   /**

@@ -3,6 +3,12 @@ import { type Ordering, offsetOf, type PageRequest } from '../pagination/paginat
 import type { Tenant } from './tenant.js';
 import type { TenantEntity } from './tenant-entity.js';
 
+/** A list query that is exactly "the tenant's rows" or "the tenant's rows with this status". */
+export interface CountedFilter {
+  tenant: Tenant;
+  status?: string | number;
+}
+
 /** API ordering fields mapped to entity property names. */
 export type OrderingColumns = Record<string, string>;
 
@@ -52,13 +58,18 @@ export class TenantRepository<E extends TenantEntity & ObjectLiteral> {
     return new Set(rows.map((row) => Number(row.id)));
   }
 
-  /** A page of a filtered query plus the total count of the filter. */
+  /**
+   * A page of a filtered query plus the total count of the filter. When the query is the tenant's
+   * whole table or one status of it (`counted`), the count comes from the trigger-maintained
+   * tenant_counts table (one primary-key read) instead of COUNT(*) over every row.
+   */
   async page(
     query: SelectQueryBuilder<E>,
     request: PageRequest,
     columns: OrderingColumns = DEFAULT_ORDERING_COLUMNS,
+    counted?: CountedFilter,
   ): Promise<{ rows: E[]; count: number }> {
-    const count = await query.clone().getCount();
+    const count = counted ? await this.countedRows(counted) : await query.clone().getCount();
     if (count === 0 || offsetOf(request) >= count) return { rows: [], count };
     const rows = await this.ordered(query, request.ordering, columns).offset(offsetOf(request)).limit(request.pageSize).getMany();
     return { rows, count };
@@ -88,6 +99,21 @@ export class TenantRepository<E extends TenantEntity & ObjectLiteral> {
       .where('customer_id = :tenantCustomerId AND id = :id', { tenantCustomerId: tenant.customerId, id })
       .execute();
     return (result.affected ?? 0) > 0;
+  }
+
+  private async countedRows({ tenant, status }: CountedFilter): Promise<number> {
+    const table = this.dataSource.getMetadata(this.entity).tableName;
+    const rows: { count: string | null }[] =
+      status === undefined
+        ? await this.dataSource.query('SELECT sum(count) AS count FROM tenant_counts WHERE customer_id = $1 AND resource = $2', [
+            tenant.customerId,
+            table,
+          ])
+        : await this.dataSource.query(
+            'SELECT sum(count) AS count FROM tenant_counts WHERE customer_id = $1 AND resource = $2 AND status = $3',
+            [tenant.customerId, table, String(status)],
+          );
+    return Number(rows[0]?.count ?? 0);
   }
 
   /** Orders by the requested column, then by id so pages are stable when values tie. */

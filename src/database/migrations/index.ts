@@ -3,6 +3,7 @@ import { AuthSessionsAndApiKeys1763710000000 } from './1763710000000-auth-sessio
 import { WorkspaceResources1763720000000 } from './1763720000000-workspace-resources.js';
 import { McpTokens1763730000000 } from './1763730000000-mcp-tokens.js';
 import { IdempotencyKeys1763740000000 } from './1763740000000-idempotency-keys.js';
+import { TenantCounts1763750000000 } from './1763750000000-tenant-counts.js';
 
 /** Applied in this order, at start and by `npm run migrate`. New migrations are appended here. */
 export const MIGRATIONS = [
@@ -11,4 +12,5 @@ export const MIGRATIONS = [
   WorkspaceResources1763720000000,
   McpTokens1763730000000,
   IdempotencyKeys1763740000000,
+  TenantCounts1763750000000,
 ];
