@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '../common/nest/light.js';
 import type { Logger } from 'pino';
 import { DataSource, Equal } from 'typeorm';
 import { publishInvalidation, type CredentialCache } from '../auth/credential-cache.js';

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable } from '../common/nest/light.js';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { PageRequest } from '../common/pagination/pagination.js';
 import type { Tenant } from '../common/tenancy/tenant.js';

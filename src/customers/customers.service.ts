@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable } from '../common/nest/light.js';
 import { DataSource, Equal } from 'typeorm';
 import { ApiError } from '../common/errors/api-error.js';
 import { Customer } from './customer.entity.js';

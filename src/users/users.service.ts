@@ -1,4 +1,4 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '../common/nest/light.js';
 import { DataSource, Equal } from 'typeorm';
 import { type CredentialCache, publishInvalidation } from '../auth/credential-cache.js';
 import { CREDENTIAL_CACHE } from '../auth/credential-cache.token.js';
