@@ -1,5 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import { Validator } from '@seriousme/openapi-schema-validator';
 import { startTestApp, type TestApp } from './support/test-app.js';
 
 const COMMITTED = fileURLToPath(new URL('../openapi.json', import.meta.url));
@@ -23,6 +24,26 @@ describe('OpenAPI document', () => {
     if (process.env.UPDATE_OPENAPI === '1') await writeFile(COMMITTED, text);
     const committed = JSON.parse(await readFile(COMMITTED, 'utf8').catch(() => '{}'));
     expect(served).toEqual(committed);
+  });
+
+  it('is a valid OpenAPI 3 document, with every $ref resolvable', async () => {
+    const document = (await (await api.request('/api/schema/')).json()) as object;
+    const result = await new Validator().validate(structuredClone(document) as never);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+  });
+
+  it('gives every operation a unique snake_case operation id and documents its errors', async () => {
+    const document = (await (await api.request('/api/schema/')).json()) as {
+      paths: Record<string, Record<string, { operationId: string; responses: Record<string, unknown> }>>;
+    };
+    const operations = Object.values(document.paths).flatMap((item) => Object.values(item));
+    const ids = operations.map((operation) => operation.operationId);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const operation of operations) {
+      expect(operation.operationId).toMatch(/^[a-z0-9]+(_[a-z0-9]+)+$/);
+      expect(operation.responses['500']).toBeDefined();
+    }
   });
 
   it('is an OpenAPI 3 document with the problem+json schema', async () => {

@@ -55,7 +55,7 @@ export class JwtController {
     description:
       'Answers 200 `{}` when the access or refresh token is valid now (signature, expiry, session not ended), else 401 `token_not_valid`.',
   })
-  @ApiOkResponse({ type: EmptyDto, schema: { type: 'object', example: {} } })
+  @ApiOkResponse({ description: 'The token is valid.', type: EmptyDto })
   @ApiProblems(400, 401, 415)
   async verify(@Body() body: TokenVerifyDto): Promise<Record<string, never>> {
     if (!(await this.sessions.isValid(body.token))) throw tokenNotValid();

@@ -34,7 +34,7 @@ export class CreateMcpTokenDto {
 }
 
 export class McpTokenDto {
-  @ApiProperty({ example: 3 })
+  @ApiProperty({ type: 'integer', example: 3 })
   id: number;
 
   @ApiProperty({ example: 'Claude Desktop on my laptop' })

@@ -48,11 +48,23 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     extraModels: [ProblemDetailsDto],
   });
   applyAccessRules(document);
+  withoutCreateDefaults(document);
   // SPEC section 3: API paths end with "/" (both forms are served); document the canonical one.
   document.paths = Object.fromEntries(
     Object.entries(document.paths).map(([path, item]) => [path.startsWith('/api/v1/') && !path.endsWith('/') ? `${path}/` : path, item]),
   );
   return document;
+}
+
+/**
+ * PATCH bodies are built with PartialType from the create bodies, which copies each field's
+ * create-time default; on a PATCH a missing field keeps its value, so those defaults would mislead.
+ */
+function withoutCreateDefaults(document: OpenAPIObject): void {
+  for (const [name, schema] of Object.entries(document.components?.schemas ?? {})) {
+    if (!name.startsWith('Update') || !('properties' in schema) || !schema.properties) continue;
+    for (const property of Object.values(schema.properties)) delete (property as { default?: unknown }).default;
+  }
 }
 
 const PROBLEM = { 'application/problem+json': { schema: { $ref: '#/components/schemas/ProblemDetailsDto' } } };

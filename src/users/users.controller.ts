@@ -7,13 +7,13 @@ import { USER_ROLES } from './user-role.js';
 import { UsersService } from './users.service.js';
 
 export class CurrentUserDto {
-  @ApiProperty({ example: 7 })
+  @ApiProperty({ type: 'integer', example: 7 })
   id: number;
 
   @ApiProperty({ example: 'ana@acme.example' })
   email: string;
 
-  @ApiProperty({ example: 1, description: 'The workspace (customer) id.' })
+  @ApiProperty({ type: 'integer', example: 1, description: 'The workspace (customer) id.' })
   customer: number;
 
   @ApiProperty({ enum: USER_ROLES, example: 'editor', description: '`viewer` reads only; `admin` and `editor` also write.' })

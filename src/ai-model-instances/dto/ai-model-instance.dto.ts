@@ -62,10 +62,10 @@ export class CreateAiModelInstanceDto extends AiModelInstanceReadOnlyFields {
 export class UpdateAiModelInstanceDto extends PartialType(CreateAiModelInstanceDto, { skipNullProperties: false }) {}
 
 export class AiModelInstanceDto {
-  @ApiProperty({ example: 12, readOnly: true })
+  @ApiProperty({ type: 'integer', example: 12, readOnly: true })
   id: number;
 
-  @ApiProperty({ example: 1, readOnly: true, description: 'Your workspace (customer) id.' })
+  @ApiProperty({ type: 'integer', example: 1, readOnly: true, description: 'Your workspace (customer) id.' })
   customer: number;
 
   @ApiProperty({ example: 'Churn model EU' })

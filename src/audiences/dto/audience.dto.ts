@@ -93,10 +93,10 @@ export class CreateAudienceDto extends AudienceReadOnlyFields {
 export class UpdateAudienceDto extends PartialType(CreateAudienceDto, { skipNullProperties: false }) {}
 
 export class AudienceDto {
-  @ApiProperty({ example: 41, readOnly: true })
+  @ApiProperty({ type: 'integer', example: 41, readOnly: true })
   id: number;
 
-  @ApiProperty({ example: 1, readOnly: true, description: 'Your workspace (customer) id.' })
+  @ApiProperty({ type: 'integer', example: 1, readOnly: true, description: 'Your workspace (customer) id.' })
   customer: number;
 
   @ApiProperty({ example: 'High-value churn risks' })

@@ -34,4 +34,5 @@ export class TokenPairDto {
   refresh: string;
 }
 
+/** `{}`: djoser's verify answers an empty object. */
 export class EmptyDto {}

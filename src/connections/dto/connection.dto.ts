@@ -30,10 +30,10 @@ class ConnectionEditableFields extends ConnectionReadOnlyFields {
 export class UpdateConnectionDto extends PartialType(ConnectionEditableFields, { skipNullProperties: false }) {}
 
 export class ConnectionDto {
-  @ApiProperty({ example: 3, readOnly: true })
+  @ApiProperty({ type: 'integer', example: 3, readOnly: true })
   id: number;
 
-  @ApiProperty({ example: 1, readOnly: true, description: 'Your workspace (customer) id.' })
+  @ApiProperty({ type: 'integer', example: 1, readOnly: true, description: 'Your workspace (customer) id.' })
   customer: number;
 
   @ApiProperty({ enum: PLATFORMS, example: 'google_ads', readOnly: true })
