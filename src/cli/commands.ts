@@ -1,9 +1,8 @@
 import { parseArgs } from 'node:util';
 import type { DataSource } from 'typeorm';
 import type { ApiKey, ApiKeyScope } from '../api-keys/api-key.entity.js';
-import type { FieldErrors } from '../common/errors/api-error.js';
 import { type AppConfig, ConfigError, loadConfig } from '../config/app-config.js';
-import type { Connection, Platform } from '../connections/connection.entity.js';
+import type { Platform } from '../connections/connection.entity.js';
 import type { OpenDatabase } from '../database/database.js';
 import { USER_ROLES, type UserRole } from '../users/user-role.js';
 import type { User } from '../users/user.entity.js';
@@ -162,9 +161,12 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
       const customerId = integerOption(args, 'customer');
       const platform = requiredOption(args, 'platform');
       if (!isPlatform(platform)) throw new UsageError(`--platform must be one of ${PLATFORM_CHOICES.join(', ')} (got "${platform}")`);
-      const externalAccountId = requiredOption(args, 'account-id').trim();
-      const accountName = requiredOption(args, 'account-name').trim();
-      return connectionJson(await registerConnection(context, { customerId, platform, externalAccountId, accountName }));
+      const externalAccountId = requiredOption(args, 'account-id');
+      const accountName = requiredOption(args, 'account-name');
+      const dataSource = await context.dataSource();
+      const { registerExternalConnection } = await import('../connections/external-connections.js');
+      const { toConnectionDto } = await import('../connections/connection.mapper.js');
+      return toConnectionDto(await registerExternalConnection(dataSource, { customerId, platform, externalAccountId, accountName }));
     },
   },
   migrate: {
@@ -208,63 +210,6 @@ async function requireCustomer(context: CommandContext, customerId: number): Pro
   }
 }
 
-interface NewConnection {
-  customerId: number;
-  platform: Platform;
-  externalAccountId: string;
-  accountName: string;
-}
-
-/**
- * Registers a connection whose OAuth grant is managed elsewhere (SPEC section 9): active, with no
- * tokens, no scopes and no connecting user. The web interface's OAuth flow is the only other way in.
- */
-async function registerConnection(context: CommandContext, values: NewConnection): Promise<Connection> {
-  const { customerId, platform, externalAccountId, accountName } = values;
-  const { ApiError } = await import('../common/errors/api-error.js');
-  const errors: FieldErrors = {};
-  // Counted in code points, as PostgreSQL counts varchar lengths.
-  if (!hasLengthBetween(externalAccountId, 1, 64)) errors.account_id = ['Must be 1 to 64 characters.'];
-  if (!hasLengthBetween(accountName, 1, 255)) errors.account_name = ['Must be 1 to 255 characters.'];
-  if (Object.keys(errors).length > 0) throw ApiError.validation(errors);
-  await requireCustomer(context, customerId);
-  const dataSource = await context.dataSource();
-  const { Tenant } = await import('../common/tenancy/tenant.js');
-  const { ConnectionsRepository } = await import('../connections/connections.repository.js');
-  const tenant = Tenant.forOperator(customerId);
-  const connections = new ConnectionsRepository(dataSource);
-  try {
-    return await connections.insert(tenant, {
-      platform,
-      externalAccountId,
-      accountName,
-      status: 'active',
-      scopes: [],
-      connectedBy: null,
-      tokenExpiresAt: null,
-      lastRefreshedAt: null,
-    });
-  } catch (error) {
-    if (!isUniqueViolation(error, 'connections_customer_account_key')) throw error;
-    const existing = await connections
-      .query(tenant)
-      .andWhere('connection.platform = :platform AND connection.externalAccountId = :externalAccountId', { platform, externalAccountId })
-      .getOne();
-    const which = existing ? ` (connection ${existing.id})` : '';
-    throw ApiError.conflict(`Customer ${customerId} already has a ${platform} connection for account ${externalAccountId}${which}.`);
-  }
-}
-
-function isUniqueViolation(error: unknown, constraint: string): boolean {
-  const driverError = (error as { driverError?: { code?: unknown; constraint?: unknown } } | null)?.driverError;
-  return driverError?.code === '23505' && driverError.constraint === constraint;
-}
-
-function hasLengthBetween(text: string, min: number, max: number): boolean {
-  const length = [...text].length;
-  return length >= min && length <= max;
-}
-
 /** Field by field, so a column added to the entity (or the password hash) never leaks by default. */
 function userJson(user: User): object {
   return {
@@ -303,24 +248,6 @@ function newApiKeyJson(apiKey: ApiKey): object {
     scope: apiKey.scope,
     created_at: apiKey.createdAt.toISOString(),
     expires_at: isoOrNull(apiKey.expiresAt),
-  };
-}
-
-/** The REST fields of SPEC section 3, field by field: the encrypted tokens are never selected nor printed. */
-function connectionJson(connection: Connection): object {
-  return {
-    id: connection.id,
-    customer: connection.customerId,
-    platform: connection.platform,
-    external_account_id: connection.externalAccountId,
-    account_name: connection.accountName,
-    status: connection.status,
-    scopes: connection.scopes,
-    connected_by: connection.connectedBy,
-    token_expires_at: isoOrNull(connection.tokenExpiresAt),
-    last_refreshed_at: isoOrNull(connection.lastRefreshedAt),
-    created_at: connection.createdAt.toISOString(),
-    updated_at: connection.updatedAt.toISOString(),
   };
 }
 
