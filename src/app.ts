@@ -11,7 +11,7 @@ import { Clock } from './common/time/clock.js';
 import { createValidationPipe } from './common/validation/validation-pipe.js';
 import type { AppConfig } from './config/app-config.js';
 import { NestPinoLogger } from './logging/nest-logger.js';
-import { registerRequestHooks, requestIdOf } from './logging/request-hooks.js';
+import { InFlightRequests, registerRequestHooks, requestIdOf } from './logging/request-hooks.js';
 import { Metrics } from './metrics/metrics.js';
 import { buildOpenApiDocument, mountApiDocs } from './openapi/openapi.js';
 
@@ -50,7 +50,8 @@ export async function createApp({
   fastify.addHook('onRoute', (route) => methods.add(route.method, route.url));
   registerJsonBodyParser(fastify);
   const metrics = new Metrics(() => poolStats(dataSource));
-  registerRequestHooks(fastify, logger, metrics);
+  const inFlight = new InFlightRequests();
+  registerRequestHooks(fastify, logger, metrics, inFlight);
 
   const app = await NestFactory.create<NestFastifyApplication>(
     AppModule.forRoot({ config, dataSource, logger, metrics, redis, clock }),
@@ -65,7 +66,29 @@ export async function createApp({
   app.useGlobalPipes(createValidationPipe());
   mountApiDocs(app, buildOpenApiDocument(app));
   await app.init();
+  IN_FLIGHT.set(app, inFlight);
   return app;
+}
+
+const IN_FLIGHT = new WeakMap<NestFastifyApplication, InFlightRequests>();
+
+/**
+ * The SIGTERM path (SPEC section 9): stop accepting connections, let every request already in
+ * flight finish (at most `timeoutMs`), then close the application, whose shutdown hooks close the
+ * pool. Nest's own close() alone would close the pool while a request still needs it.
+ * Returns false when requests were still running at the deadline.
+ */
+export async function closeGracefully(app: NestFastifyApplication, timeoutMs: number): Promise<boolean> {
+  const server = app.getHttpServer();
+  const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  const drained = await (IN_FLIGHT.get(app)?.drained(timeoutMs) ?? Promise.resolve(true));
+  // Connections whose requests have just been answered are idle keep-alives now.
+  if (drained) server.closeIdleConnections();
+  else server.closeAllConnections();
+  await stopped;
+  await app.close();
+  return drained;
 }
 
 function poolStats(dataSource: DataSource) {

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { createApp } from './app.js';
+import { closeGracefully, createApp } from './app.js';
 import { ConfigError, loadConfig } from './config/app-config.js';
 import { openDatabase } from './database/database.js';
 import { ensureDemoWorkspace } from './demo/demo-workspace.js';
@@ -46,13 +46,15 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down: draining in-flight requests');
+    // A backstop beyond the drain deadline, in case closing the pool itself hangs.
     const force = setTimeout(() => {
       logger.error('shutdown timed out; exiting');
       process.exit(1);
-    }, config.shutdownTimeoutMs);
+    }, config.shutdownTimeoutMs + 5000);
     force.unref();
     try {
-      await app.close();
+      if (!(await closeGracefully(app, config.shutdownTimeoutMs)))
+        logger.warn('requests still running at the shutdown deadline were cut off');
       redis?.disconnect();
       await database.close();
       logger.info('shutdown complete');

@@ -18,8 +18,42 @@ export function requestIdOf(request: IncomingMessage): string {
  * response one JSON log line (no headers, no query string, no body: nothing secret can leak)
  * and one histogram observation.
  */
-export function registerRequestHooks(fastify: FastifyInstance, logger: Logger, metrics: Metrics): void {
+/** Requests that have arrived and not yet been answered, so a shutdown can wait for them. */
+export class InFlightRequests {
+  private count = 0;
+  private waiters: (() => void)[] = [];
+
+  get size(): number {
+    return this.count;
+  }
+
+  started(): void {
+    this.count++;
+  }
+
+  finished(): void {
+    this.count--;
+    if (this.count === 0) for (const wake of this.waiters.splice(0)) wake();
+  }
+
+  /** Resolves when none is left, or after `timeoutMs` (true when drained). */
+  drained(timeoutMs: number): Promise<boolean> {
+    if (this.count === 0) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(false), timeoutMs);
+      this.waiters.push(() => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+    });
+  }
+}
+
+export function registerRequestHooks(fastify: FastifyInstance, logger: Logger, metrics: Metrics, inFlight: InFlightRequests): void {
   fastify.addHook('onRequest', (request, reply, done) => {
+    inFlight.started();
+    // 'close' fires for every request, answered or aborted, exactly once.
+    reply.raw.once('close', () => inFlight.finished());
     void reply.header('x-request-id', request.id);
     done();
   });

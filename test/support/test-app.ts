@@ -1,7 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { pino } from 'pino';
 import type { DataSource } from 'typeorm';
-import { createApp } from '../../src/app.js';
+import { closeGracefully, createApp } from '../../src/app.js';
 import { SettableClock } from '../../src/common/time/clock.js';
 import { loadConfig, type AppConfig } from '../../src/config/app-config.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
@@ -46,7 +46,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
     clock,
     request: (path, init) => fetch(`${baseUrl}${path}`, init),
     async close() {
-      await app.close();
+      await closeGracefully(app, 10_000);
       if (dataSource !== database.dataSource && dataSource.isInitialized) await dataSource.destroy();
       await database.drop();
     },

@@ -1,0 +1,46 @@
+import { connect } from 'node:net';
+import { startTestApp, type TestApp } from './support/test-app.js';
+
+/**
+ * SIGTERM in main.ts runs closeGracefully(): this checks what matters to clients, that a request
+ * already in flight is answered (its database work included) before the pool and server go away,
+ * and that no new connection is taken meanwhile.
+ */
+describe('graceful shutdown', () => {
+  let api: TestApp;
+  beforeAll(async () => {
+    api = await startTestApp();
+  });
+
+  it('answers a request that is in flight when the app closes, and refuses new connections', async () => {
+    const url = new URL(api.baseUrl);
+    const body = JSON.stringify({ email: 'nobody@example.com', password: 'wrong password' });
+    const socket = connect(Number(url.port), url.hostname);
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    let response = '';
+    socket.on('data', (chunk) => (response += chunk.toString()));
+    const ended = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+
+    // Headers and half the body now: the request is in flight, its handler not yet run.
+    socket.write(
+      `POST /api/v1/jwt/create/ HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    let closed = false;
+    const closing = api.close().then(() => (closed = true));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(closed).toBe(false);
+
+    const refused = await fetch(`${api.baseUrl}/healthz`).then(
+      () => 'answered',
+      () => 'refused',
+    );
+    expect(refused).toBe('refused');
+
+    socket.write(body.slice(10));
+    await closing;
+    await ended;
+    expect(response).toMatch(/^HTTP\/1\.1 401 /);
+    expect(response).toContain('authentication_failed');
+  });
+});
