@@ -21,7 +21,8 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
   ) {
     super({
       jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(),
-      secretOrKey: config.jwtSecret,
+      // The prebuilt KeyObject: a string secret costs a key derivation on every request.
+      secretOrKey: tokens.key as unknown as string,
       algorithms: JWT_ALGORITHMS,
       issuer: config.jwtIssuer,
       ignoreExpiration: true,

@@ -3,7 +3,11 @@ import { SettableClock } from '../../common/time/clock.js';
 import { loadConfig } from '../../config/app-config.js';
 import { TokenService } from './token.service.js';
 
-const config = loadConfig({ JWT_SECRET: 's'.repeat(40), ENCRYPTION_KEY: Buffer.alloc(32).toString('base64'), JWT_ISSUER: 'issuer-under-test' });
+const config = loadConfig({
+  JWT_SECRET: 's'.repeat(40),
+  ENCRYPTION_KEY: Buffer.alloc(32).toString('base64'),
+  JWT_ISSUER: 'issuer-under-test',
+});
 const subject = { userId: 7, customerId: 3, role: 'editor' as const, sessionId: '3f1c2a4e-9b8d-4c7e-a1f2-0d9e8c7b6a50' };
 
 describe('TokenService', () => {
@@ -15,7 +19,14 @@ describe('TokenService', () => {
     const pair = tokens.issuePair(subject);
     const access = tokens.verify(pair.access, 'access')!;
     const refresh = tokens.verify(pair.refresh, 'refresh')!;
-    expect(access).toMatchObject({ sub: '7', customer: 3, role: 'editor', type: 'access', sid: subject.sessionId, iss: 'issuer-under-test' });
+    expect(access).toMatchObject({
+      sub: '7',
+      customer: 3,
+      role: 'editor',
+      type: 'access',
+      sid: subject.sessionId,
+      iss: 'issuer-under-test',
+    });
     expect(refresh).toMatchObject({ type: 'refresh', sid: subject.sessionId, jti: pair.refreshJti });
     expect(access.exp - access.iat).toBe(config.jwtAccessTtlSeconds);
     expect(refresh.exp - refresh.iat).toBe(config.jwtRefreshTtlSeconds);
