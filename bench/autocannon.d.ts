@@ -1,0 +1,63 @@
+/** The part of autocannon's programmatic API the benchmark uses (the package ships no types). */
+declare module 'autocannon' {
+  export interface Request {
+    method?: string;
+    path?: string;
+    headers?: Record<string, string>;
+    body?: string | Buffer;
+    /** Called before each send; returns the request to send (autocannon resets the sequence on a falsy value). */
+    setupRequest?: (request: Request, context: Record<string, unknown>) => Request;
+  }
+
+  export interface Histogram {
+    average: number;
+    mean: number;
+    stddev: number;
+    min: number;
+    max: number;
+    total: number;
+    p50: number;
+    p90: number;
+    p97_5: number;
+    p99: number;
+    p99_9: number;
+  }
+
+  export interface Options {
+    url: string;
+    connections?: number;
+    duration?: number;
+    amount?: number;
+    timeout?: number;
+    pipelining?: number;
+    method?: string;
+    headers?: Record<string, string>;
+    body?: string;
+    requests?: Request[];
+    title?: string;
+  }
+
+  export interface Result {
+    title?: string;
+    duration: number;
+    requests: Histogram;
+    latency: Histogram;
+    throughput: Histogram;
+    errors: number;
+    timeouts: number;
+    non2xx: number;
+    '1xx': number;
+    '2xx': number;
+    '3xx': number;
+    '4xx': number;
+    '5xx': number;
+    statusCodeStats: Record<string, { count: number }>;
+  }
+
+  export interface Instance extends PromiseLike<Result> {
+    stop(): void;
+  }
+
+  function autocannon(options: Options): Instance;
+  export default autocannon;
+}

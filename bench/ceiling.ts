@@ -1,0 +1,516 @@
+import { createHash, createSecretKey, type KeyObject, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import jwt from 'jsonwebtoken';
+import pg from 'pg';
+import secureJsonParse from 'secure-json-parse';
+import { POOL_SIZE } from './settings.js';
+
+/**
+ * THE CEILING: the least a Node.js process can do to answer the benchmark's requests correctly,
+ * written by hand on node:http and pg, so that service/ceiling says how much the framework stack
+ * (Nest, Fastify, passport, class-validator, TypeORM) costs on top of the unavoidable work.
+ *
+ * It does the same work as the service, not less:
+ * - the same credential checks: HS256 JWT with the same secret and issuer (jsonwebtoken, as the
+ *   service), claims and expiry, the session row loaded with the service's query and kept in a Map
+ *   (the service caches it too); API keys looked up by prefix, SHA-256 compared in constant time,
+ *   also cached. The secret is handed to jsonwebtoken as a KeyObject made once: given a string,
+ *   jsonwebtoken 9 first tries createPublicKey() on it and catches the failure, ~0.45 ms of CPU
+ *   per verification that buys nothing (docs/benchmarks.md);
+ * - a per-identity fixed-window request counter and the same response headers;
+ * - the same SQL, statement for statement, as captured from the service (TypeORM's text, so the
+ *   database does exactly the same work): count (from tenant_counts, as the service for lists
+ *   filtered by status only) + page (+ connection ids for audiences);
+ *   PATCH and POST in a transaction with the same reference checks and the same extra reads;
+ * - the same JSON envelope and fields.
+ * What it leaves out is what a framework adds: routing tables, DI, guards, pipes, validation
+ * decorators, entity hydration, hooks, metrics.
+ *
+ * Run as its own process (like the service), pinned to the same core: `node dist/bench/ceiling.js`
+ * with CEILING_PORT, DATABASE_URL, JWT_SECRET and JWT_ISSUER.
+ */
+
+const SIGNAL_COLUMNS =
+  `"signal"."customer_id" AS "signal_customer_id", "signal"."id" AS "signal_id", "signal"."created_at" AS "signal_created_at", ` +
+  `"signal"."updated_at" AS "signal_updated_at", "signal"."name" AS "signal_name", "signal"."description" AS "signal_description", ` +
+  `"signal"."signal_type" AS "signal_signal_type", "signal"."status" AS "signal_status", ` +
+  `"signal"."model_instance_id" AS "signal_model_instance_id", "signal"."audience_id" AS "signal_audience_id", ` +
+  `"signal"."connection_id" AS "signal_connection_id", "signal"."config" AS "signal_config"`;
+const AUDIENCE_COLUMNS =
+  `"audience"."customer_id" AS "audience_customer_id", "audience"."id" AS "audience_id", "audience"."created_at" AS "audience_created_at", ` +
+  `"audience"."updated_at" AS "audience_updated_at", "audience"."name" AS "audience_name", ` +
+  `"audience"."description" AS "audience_description", "audience"."source_type" AS "audience_source_type", ` +
+  `"audience"."rules" AS "audience_rules", "audience"."model_instance_id" AS "audience_model_instance_id", ` +
+  `"audience"."min_score" AS "audience_min_score", "audience"."status" AS "audience_status", "audience"."size" AS "audience_size"`;
+const RELOAD_COLUMNS = SIGNAL_COLUMNS.replaceAll('"signal"', '"Signal"').replaceAll('AS "signal_', 'AS "Signal_');
+const CONNECTION_COLUMNS =
+  `"connection"."customer_id" AS "connection_customer_id", "connection"."id" AS "connection_id", ` +
+  `"connection"."created_at" AS "connection_created_at", "connection"."updated_at" AS "connection_updated_at", ` +
+  `"connection"."platform" AS "connection_platform", "connection"."external_account_id" AS "connection_external_account_id", ` +
+  `"connection"."account_name" AS "connection_account_name", "connection"."status" AS "connection_status", ` +
+  `"connection"."scopes" AS "connection_scopes", "connection"."connected_by" AS "connection_connected_by", ` +
+  `"connection"."token_expires_at" AS "connection_token_expires_at", "connection"."last_refreshed_at" AS "connection_last_refreshed_at"`;
+
+const SQL = {
+  session: `SELECT s.user_id, s.customer_id, u.role, u.is_active, s.revoked_at, s.expires_at
+           FROM auth_sessions s JOIN users u ON u.id = s.user_id
+          WHERE s.id = $1`,
+  apiKey: `SELECT "ApiKey"."customer_id" AS "customer_id", "ApiKey"."id" AS "id", "ApiKey"."key_hash" AS "key_hash", "ApiKey"."scope" AS "scope",
+                  "ApiKey"."expires_at" AS "expires_at", "ApiKey"."revoked_at" AS "revoked_at"
+             FROM "api_keys" "ApiKey" WHERE (("ApiKey"."prefix" = $1)) LIMIT 1`,
+  // Lists filtered by nothing but status read the trigger-kept tenant_counts (migration 1763750000000).
+  tenantCount: `SELECT sum(count) AS count FROM tenant_counts WHERE customer_id = $1 AND resource = $2`,
+  tenantCountByStatus: `SELECT sum(count) AS count FROM tenant_counts WHERE customer_id = $1 AND resource = $2 AND status = $3`,
+  audiencePage: `SELECT ${AUDIENCE_COLUMNS} FROM "audiences" "audience" WHERE "audience"."customer_id" = $1 ORDER BY "audience"."id" DESC LIMIT $LIMIT OFFSET $OFFSET`,
+  signalPage: `SELECT ${SIGNAL_COLUMNS} FROM "signals" "signal" WHERE "signal"."customer_id" = $1 ORDER BY "signal"."id" DESC LIMIT $LIMIT OFFSET $OFFSET`,
+  signalPageByStatus: `SELECT ${SIGNAL_COLUMNS} FROM "signals" "signal" WHERE "signal"."customer_id" = $1 AND "signal"."status" = $2 ORDER BY "signal"."id" DESC LIMIT $LIMIT OFFSET $OFFSET`,
+  signalById: `SELECT ${SIGNAL_COLUMNS} FROM "signals" "signal" WHERE "signal"."customer_id" = $1 AND "signal"."id" = $2`,
+  signalForUpdate: `SELECT ${SIGNAL_COLUMNS} FROM "signals" "signal" WHERE "signal"."customer_id" = $1 AND "signal"."id" = $2 FOR UPDATE`,
+  // TypeORM's save() reloads the row before its UPDATE; the ceiling pays for that read too.
+  signalReload: `SELECT ${RELOAD_COLUMNS} FROM "signals" "Signal" WHERE ((("Signal"."customer_id" = $1 AND "Signal"."id" = $2)))`,
+  signalUpdateDescription: `UPDATE "signals" SET "description" = $1, "updated_at" = CURRENT_TIMESTAMP WHERE ((("customer_id" = $2 AND "id" = $3))) RETURNING "updated_at"`,
+  signalInsert: `INSERT INTO "signals"("customer_id", "created_at", "updated_at", "name", "description", "signal_type", "status", "model_instance_id", "audience_id", "connection_id", "config") VALUES ($1, DEFAULT, DEFAULT, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING "id", "created_at", "updated_at", "description", "status", "config"`,
+  modelExists: `SELECT "model"."id" AS "id" FROM "ai_model_instances" "model" WHERE "model"."customer_id" = $1 AND "model"."id" IN ($2)`,
+  audienceExists: `SELECT "audience"."id" AS "id" FROM "audiences" "audience" WHERE "audience"."customer_id" = $1 AND "audience"."id" IN ($2)`,
+  connectionById: `SELECT ${CONNECTION_COLUMNS} FROM "connections" "connection" WHERE "connection"."customer_id" = $1 AND "connection"."id" = $2`,
+};
+
+/** TypeORM inlines LIMIT/OFFSET as literals; so does the ceiling (they are validated integers). */
+function paged(sql: string, limit: number, offset: number): string {
+  return sql.replace('$LIMIT', String(limit)).replace('$OFFSET', String(offset));
+}
+
+interface Identity {
+  key: string;
+  customerId: number;
+  canWrite: boolean;
+}
+
+interface SessionRow {
+  user_id: number;
+  customer_id: number;
+  role: string;
+  is_active: boolean;
+  revoked_at: Date | null;
+  expires_at: Date;
+}
+
+interface KeyRow {
+  customer_id: number;
+  id: number;
+  key_hash: Buffer;
+  scope: string;
+  expires_at: Date | null;
+  revoked_at: Date | null;
+}
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    detail: string,
+    readonly errors?: Record<string, string[]>,
+  ) {
+    super(detail);
+  }
+}
+
+const AUTHORIZATION = /^(Bearer|Api-Key) ([\x21-\x7e]+)$/;
+const API_KEY = /^([a-z0-9]{12})\.([A-Za-z0-9_-]{43})$/;
+const SIGNAL_TYPES = new Set(['conversion', 'value', 'score']);
+const RATE_WINDOW_MS = 60_000;
+
+class Ceiling {
+  private readonly sessions = new Map<string, SessionRow | null>();
+  private readonly keys = new Map<string, KeyRow | null>();
+  private readonly windows = new Map<string, { count: number; resetAtMs: number }>();
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly secret: KeyObject,
+    private readonly issuer: string,
+    private readonly rateLimit: number,
+  ) {}
+
+  async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const requestId = randomUUID();
+    response.setHeader('x-request-id', requestId);
+    try {
+      const url = new URL(request.url ?? '/', `http://${request.headers.host ?? 'localhost'}/`);
+      const path = url.pathname.endsWith('/') ? url.pathname : `${url.pathname}/`;
+      if (path === '/readyz/') {
+        await this.pool.query('SELECT 1');
+        return send(response, 200, { status: 'ok', checks: { database: 'ok' } });
+      }
+      const identity = await this.authenticate(request.headers.authorization);
+      this.countRequest(identity, response);
+      const method = request.method ?? 'GET';
+      if (method !== 'GET' && !identity.canWrite) throw new HttpError(403, 'permission_denied', 'This API key is read-only.');
+
+      if (path === '/api/v1/audiences/' && method === 'GET') return send(response, 200, await this.listAudiences(identity, url));
+      if (path === '/api/v1/signals/' && method === 'GET') return send(response, 200, await this.listSignals(identity, url));
+      if (path === '/api/v1/signals/' && method === 'POST')
+        return send(response, 201, await this.createSignal(identity, await readJson(request)));
+      const detail = /^\/api\/v1\/signals\/([1-9]\d{0,9})\/$/.exec(path);
+      if (detail) {
+        const id = Number(detail[1]);
+        if (method === 'GET') return send(response, 200, await this.getSignal(identity, id));
+        if (method === 'PATCH') return send(response, 200, await this.updateSignal(identity, id, await readJson(request)));
+      }
+      throw new HttpError(404, 'not_found', 'Not found.');
+    } catch (error) {
+      if (error instanceof HttpError) {
+        return send(response, error.status, {
+          type: 'about:blank',
+          title: error.code,
+          status: error.status,
+          code: error.code,
+          detail: error.message,
+          ...(error.errors ? { errors: error.errors } : {}),
+          request_id: requestId,
+        });
+      }
+      process.stderr.write(`ceiling: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      send(response, 500, { status: 500, code: 'internal_error', detail: 'An internal error occurred.', request_id: requestId });
+    }
+  }
+
+  private async authenticate(header: string | undefined): Promise<Identity> {
+    const match = header && header.length <= 4096 ? AUTHORIZATION.exec(header) : null;
+    if (!match) throw new HttpError(401, 'not_authenticated', 'Authentication credentials were not provided.');
+    return match[1] === 'Bearer' ? this.authenticateJwt(match[2]!) : this.authenticateKey(match[2]!);
+  }
+
+  private async authenticateJwt(token: string): Promise<Identity> {
+    let claims: jwt.JwtPayload;
+    try {
+      claims = jwt.verify(token, this.secret, { algorithms: ['HS256'], issuer: this.issuer }) as jwt.JwtPayload;
+    } catch {
+      throw new HttpError(401, 'token_not_valid', 'Token is invalid or expired.');
+    }
+    if (claims.type !== 'access' || typeof claims.sid !== 'string' || typeof claims.sub !== 'string')
+      throw new HttpError(401, 'token_not_valid', 'Token is invalid or expired.');
+    let session = this.sessions.get(claims.sid);
+    if (session === undefined) {
+      session = (await this.pool.query<SessionRow>(SQL.session, [claims.sid])).rows[0] ?? null;
+      this.sessions.set(claims.sid, session);
+    }
+    const now = Date.now();
+    if (
+      !session ||
+      !session.is_active ||
+      session.revoked_at !== null ||
+      session.expires_at.getTime() <= now ||
+      String(session.user_id) !== claims.sub
+    )
+      throw new HttpError(401, 'token_not_valid', 'Token is invalid or expired.');
+    return { key: `user:${session.user_id}`, customerId: session.customer_id, canWrite: session.role !== 'viewer' };
+  }
+
+  private async authenticateKey(key: string): Promise<Identity> {
+    const prefix = API_KEY.exec(key)?.[1];
+    if (prefix === undefined) throw new HttpError(401, 'authentication_failed', 'Invalid API key.');
+    let row = this.keys.get(prefix);
+    if (row === undefined) {
+      row = (await this.pool.query<KeyRow>(SQL.apiKey, [prefix])).rows[0] ?? null;
+      this.keys.set(prefix, row);
+    }
+    const presented = createHash('sha256').update(key, 'utf8').digest();
+    const now = Date.now();
+    if (
+      !row ||
+      row.key_hash.length !== presented.length ||
+      !timingSafeEqual(presented, row.key_hash) ||
+      (row.revoked_at !== null && row.revoked_at.getTime() <= now) ||
+      (row.expires_at !== null && row.expires_at.getTime() <= now)
+    )
+      throw new HttpError(401, 'authentication_failed', 'Invalid API key.');
+    return { key: `api_key:${row.id}`, customerId: row.customer_id, canWrite: row.scope === 'write' };
+  }
+
+  /** The service's fixed-window limiter and its two headers, so both answer with the same bytes. */
+  private countRequest(identity: Identity, response: ServerResponse): void {
+    const now = Date.now();
+    let window = this.windows.get(identity.key);
+    if (!window || window.resetAtMs <= now) {
+      window = { count: 0, resetAtMs: now + RATE_WINDOW_MS };
+      this.windows.set(identity.key, window);
+    }
+    window.count += 1;
+    const reset = Math.max(1, Math.ceil((window.resetAtMs - now) / 1000));
+    response.setHeader('ratelimit-policy', `"default";q=${this.rateLimit};w=60`);
+    response.setHeader('ratelimit', `"default";r=${Math.max(0, this.rateLimit - window.count)};t=${reset}`);
+    if (window.count > this.rateLimit) throw new HttpError(429, 'throttled', 'Request was throttled.');
+  }
+
+  private async listAudiences(identity: Identity, url: URL) {
+    const { page, pageSize } = pageOf(url);
+    const count = Number(
+      (await this.pool.query<{ count: string | null }>(SQL.tenantCount, [identity.customerId, 'audiences'])).rows[0]!.count ?? 0,
+    );
+    const offset = (page - 1) * pageSize;
+    let rows: Record<string, unknown>[] = [];
+    if (count > 0 && offset < count)
+      rows = (await this.pool.query(paged(SQL.audiencePage, pageSize, offset), [identity.customerId])).rows as Record<string, unknown>[];
+    const ids = rows.map((row) => row.audience_id as number);
+    const links = new Map<number, number[]>(ids.map((id) => [id, []]));
+    if (ids.length > 0) {
+      const placeholders = ids.map((_, index) => `$${index + 2}`).join(', ');
+      const result = await this.pool.query<{ link_audience_id: number; link_connection_id: number }>(
+        `SELECT "link"."customer_id" AS "link_customer_id", "link"."audience_id" AS "link_audience_id", "link"."connection_id" AS "link_connection_id" ` +
+          `FROM "audience_connections" "link" WHERE "link"."customer_id" = $1 AND "link"."audience_id" IN (${placeholders}) ORDER BY "link"."connection_id" ASC`,
+        [identity.customerId, ...ids],
+      );
+      for (const link of result.rows) links.get(link.link_audience_id)?.push(link.link_connection_id);
+    }
+    return envelope(
+      url,
+      page,
+      pageSize,
+      count,
+      rows.map((row) => audienceDto(row, links.get(row.audience_id as number) ?? [])),
+    );
+  }
+
+  private async listSignals(identity: Identity, url: URL) {
+    const { page, pageSize } = pageOf(url);
+    const statusText = url.searchParams.get('status');
+    let status: number | undefined;
+    if (statusText !== null && statusText !== '') {
+      if (!/^[0-4]$/.test(statusText))
+        throw new HttpError(400, 'validation_error', 'Some fields are invalid.', { status: ['Invalid choice.'] });
+      status = Number(statusText);
+    }
+    const count = Number(
+      (status === undefined
+        ? await this.pool.query<{ count: string | null }>(SQL.tenantCount, [identity.customerId, 'signals'])
+        : await this.pool.query<{ count: string | null }>(SQL.tenantCountByStatus, [identity.customerId, 'signals', String(status)])
+      ).rows[0]!.count ?? 0,
+    );
+    const parameters = status === undefined ? [identity.customerId] : [identity.customerId, status];
+    const offset = (page - 1) * pageSize;
+    let rows: Record<string, unknown>[] = [];
+    if (count > 0 && offset < count) {
+      const sql = paged(status === undefined ? SQL.signalPage : SQL.signalPageByStatus, pageSize, offset);
+      rows = (await this.pool.query(sql, parameters)).rows as Record<string, unknown>[];
+    }
+    return envelope(
+      url,
+      page,
+      pageSize,
+      count,
+      rows.map((row) => signalDto(row, 'signal_')),
+    );
+  }
+
+  private async getSignal(identity: Identity, id: number) {
+    const row = (await this.pool.query(SQL.signalById, [identity.customerId, id])).rows[0] as Record<string, unknown> | undefined;
+    if (!row) throw new HttpError(404, 'not_found', 'Not found.');
+    return signalDto(row, 'signal_');
+  }
+
+  /** PATCH of the description (what the benchmark sends), with the service's statements in its order. */
+  private async updateSignal(identity: Identity, id: number, body: unknown) {
+    const description = (body as { description?: unknown } | undefined)?.description;
+    if (typeof description !== 'string' || description.length > 2000)
+      throw new HttpError(400, 'validation_error', 'Some fields are invalid.', {
+        description: ['Must be a string of at most 2000 characters.'],
+      });
+    return this.transaction(async (client) => {
+      const row = (await client.query(SQL.signalForUpdate, [identity.customerId, id])).rows[0] as Record<string, unknown> | undefined;
+      if (!row) throw new HttpError(404, 'not_found', 'Not found.');
+      if (row.signal_description === description) return signalDto(row, 'signal_');
+      if (row.signal_status === 4)
+        throw new HttpError(400, 'validation_error', 'Some fields are invalid.', {
+          status: ['This signal is archived and cannot be changed.'],
+        });
+      await this.checkReferences(
+        client,
+        identity.customerId,
+        row.signal_model_instance_id,
+        row.signal_audience_id,
+        row.signal_connection_id,
+      );
+      await client.query(SQL.signalReload, [identity.customerId, id]);
+      const updated = (await client.query<{ updated_at: Date }>(SQL.signalUpdateDescription, [description, identity.customerId, id]))
+        .rows[0]!;
+      return signalDto({ ...row, signal_description: description, signal_updated_at: updated.updated_at }, 'signal_');
+    });
+  }
+
+  private async createSignal(identity: Identity, body: unknown) {
+    const input = (body ?? {}) as Record<string, unknown>;
+    const errors: Record<string, string[]> = {};
+    const name = typeof input.name === 'string' ? input.name.trim() : '';
+    if (name.length < 1 || name.length > 255) errors.name = ['This field is required (1 to 255 characters).'];
+    if (typeof input.signal_type !== 'string' || !SIGNAL_TYPES.has(input.signal_type)) errors.signal_type = ['Invalid choice.'];
+    const description = input.description ?? '';
+    if (typeof description !== 'string' || description.length > 2000) errors.description = ['At most 2000 characters.'];
+    const config = input.config ?? {};
+    if (typeof config !== 'object' || config === null || Array.isArray(config)) errors.config = ['Must be an object.'];
+    const reference = (value: unknown) => (value === undefined || value === null ? null : Number(value));
+    const [modelId, audienceId, connectionId] = [reference(input.model_instance), reference(input.audience), reference(input.connection)];
+    if (Object.keys(errors).length > 0) throw new HttpError(400, 'validation_error', 'Some fields are invalid.', errors);
+    return this.transaction(async (client) => {
+      await this.checkReferences(client, identity.customerId, modelId, audienceId, connectionId);
+      const inserted = (
+        await client.query(SQL.signalInsert, [
+          identity.customerId,
+          name,
+          description,
+          input.signal_type,
+          0,
+          modelId,
+          audienceId,
+          connectionId,
+          JSON.stringify(config),
+        ])
+      ).rows[0] as { id: number; created_at: Date; updated_at: Date; description: string; status: number; config: unknown };
+      return {
+        id: inserted.id,
+        customer: identity.customerId,
+        name,
+        description: inserted.description,
+        signal_type: input.signal_type,
+        status: inserted.status,
+        model_instance: modelId,
+        audience: audienceId,
+        connection: connectionId,
+        config: inserted.config,
+        created_at: inserted.created_at.toISOString(),
+        updated_at: inserted.updated_at.toISOString(),
+      };
+    });
+  }
+
+  /** The service re-checks every non-null reference of the new state, with these three queries. */
+  private async checkReferences(client: pg.PoolClient, customerId: number, modelId: unknown, audienceId: unknown, connectionId: unknown) {
+    const errors: Record<string, string[]> = {};
+    if (modelId !== null && (await client.query(SQL.modelExists, [customerId, modelId])).rowCount === 0)
+      errors.model_instance = ['Does not exist.'];
+    if (audienceId !== null && (await client.query(SQL.audienceExists, [customerId, audienceId])).rowCount === 0)
+      errors.audience = ['Does not exist.'];
+    if (connectionId !== null && (await client.query(SQL.connectionById, [customerId, connectionId])).rowCount === 0)
+      errors.connection = ['Does not exist.'];
+    if (Object.keys(errors).length > 0) throw new HttpError(400, 'validation_error', 'Some fields are invalid.', errors);
+  }
+
+  private async transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('START TRANSACTION');
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+}
+
+function pageOf(url: URL): { page: number; pageSize: number } {
+  const pageText = url.searchParams.get('page');
+  const page = pageText === null ? 1 : /^\d{1,9}$/.test(pageText) ? Number(pageText) : 0;
+  if (page < 1) throw new HttpError(404, 'not_found', 'Invalid page.');
+  const sizeText = url.searchParams.get('page_size');
+  // The benchmark never sends page_size; a bad one falls back to 20 here (the service answers 400).
+  const size = sizeText !== null && /^\d{1,9}$/.test(sizeText) ? Number(sizeText) : 0;
+  const pageSize = size >= 1 ? Math.min(size, 100) : 20;
+  return { page, pageSize };
+}
+
+/** SPEC section 4's envelope, built like the service's buildPage (absolute links keeping every other parameter). */
+function envelope(url: URL, page: number, pageSize: number, count: number, results: unknown[]) {
+  if (page > 1 && (page - 1) * pageSize >= count) throw new HttpError(404, 'not_found', 'Invalid page.');
+  const linkTo = (target: number) => {
+    const link = new URL(url);
+    link.searchParams.set('page', String(target));
+    return link.toString();
+  };
+  return { count, next: page * pageSize < count ? linkTo(page + 1) : null, previous: page > 1 ? linkTo(page - 1) : null, results };
+}
+
+function signalDto(row: Record<string, unknown>, prefix: string) {
+  const field = (name: string) => row[`${prefix}${name}`];
+  return {
+    id: field('id'),
+    customer: field('customer_id'),
+    name: field('name'),
+    description: field('description'),
+    signal_type: field('signal_type'),
+    status: field('status'),
+    model_instance: field('model_instance_id'),
+    audience: field('audience_id'),
+    connection: field('connection_id'),
+    config: field('config'),
+    created_at: (field('created_at') as Date).toISOString(),
+    updated_at: (field('updated_at') as Date).toISOString(),
+  };
+}
+
+function audienceDto(row: Record<string, unknown>, connections: number[]) {
+  return {
+    id: row.audience_id,
+    customer: row.audience_customer_id,
+    name: row.audience_name,
+    description: row.audience_description,
+    source_type: row.audience_source_type,
+    rules: row.audience_rules,
+    model_instance: row.audience_model_instance_id,
+    min_score: row.audience_min_score,
+    connections,
+    status: row.audience_status,
+    size: row.audience_size,
+    created_at: (row.audience_created_at as Date).toISOString(),
+    updated_at: (row.audience_updated_at as Date).toISOString(),
+  };
+}
+
+function send(response: ServerResponse, status: number, body: unknown): void {
+  const json = JSON.stringify(body);
+  response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(json) });
+  response.end(json);
+}
+
+function readJson(request: IncomingMessage): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > 1024 * 1024) reject(new HttpError(413, 'payload_too_large', 'The request body is larger than 1 MiB.'));
+      else chunks.push(chunk);
+    });
+    request.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      if (text.trim() === '') return resolve(undefined);
+      try {
+        resolve(secureJsonParse.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }));
+      } catch {
+        reject(new HttpError(400, 'parse_error', 'Malformed JSON in the request body.'));
+      }
+    });
+    request.on('error', reject);
+  });
+}
+
+function main(): void {
+  const env = process.env;
+  const pool = new pg.Pool({ connectionString: env.DATABASE_URL, max: POOL_SIZE, application_name: 'bench-ceiling' });
+  const secret = createSecretKey(Buffer.from(env.JWT_SECRET ?? '', 'utf8'));
+  const ceiling = new Ceiling(pool, secret, env.JWT_ISSUER ?? 'audience-signal-platform', Number(env.RATE_LIMIT_PER_MINUTE ?? 1_000_000));
+  const server = createServer((request, response) => void ceiling.handle(request, response));
+  // Same keep-alive behaviour as Fastify's defaults, so autocannon's connections are reused alike.
+  server.keepAliveTimeout = 72_000;
+  server.listen(Number(env.CEILING_PORT ?? 0), env.CEILING_HOST ?? '127.0.0.1', () => {
+    process.stdout.write(`ceiling listening on ${JSON.stringify(server.address())}\n`);
+  });
+  const stop = () => server.close(() => void pool.end().then(() => process.exit(0)));
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+}
+
+main();

@@ -1,0 +1,202 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { LoadResult } from './load.js';
+
+export type Auth = 'jwt' | 'api-key';
+
+export interface ScenarioRecord {
+  scenario: string;
+  description: string;
+  auth: Auth;
+  listPageOne: boolean;
+  service: LoadResult;
+  ceiling: LoadResult | null;
+  /** service req/s ÷ ceiling req/s: the figure that counts (absolute numbers drift on a shared machine). */
+  ratio: number | null;
+}
+
+export interface GrowthRecord {
+  workspace: string;
+  signals: number;
+  page: number;
+  label: 'page 1' | 'deep page';
+  service: LoadResult;
+  ceiling: LoadResult | null;
+  ratio: number | null;
+}
+
+export interface TargetCheck {
+  target: string;
+  measured: string;
+  met: boolean;
+}
+
+export interface Report {
+  meta: Record<string, unknown>;
+  scenarios: ScenarioRecord[];
+  growth: GrowthRecord[];
+  targets: TargetCheck[];
+  explain: Record<string, string>;
+  equivalence: { check: string; same: boolean; note?: string }[];
+}
+
+/** Issue 6's targets, checked against what was measured. */
+export function checkTargets(scenarios: ScenarioRecord[], growth: GrowthRecord[], connections: number): TargetCheck[] {
+  const checks: TargetCheck[] = [];
+  for (const record of scenarios.filter((entry) => entry.listPageOne)) {
+    const name = `${record.scenario} (${record.auth})`;
+    if (record.ratio !== null)
+      checks.push({ target: `${name}: ≥ 60% of the ceiling's req/s`, measured: `${percent(record.ratio)}`, met: record.ratio >= 0.6 });
+    checks.push({
+      target: `${name}: p99 < 50 ms at ${connections} connections`,
+      measured: `${record.service.latencyP99} ms`,
+      met: record.service.latencyP99 < 50,
+    });
+    const failures = record.service.non2xx + record.service.errors;
+    checks.push({ target: `${name}: zero non-2xx`, measured: `${failures}`, met: failures === 0 });
+  }
+  if (scenarios.length > 0) {
+    const peak = Math.max(...scenarios.map((entry) => entry.service.peakRssMb), ...growth.map((entry) => entry.service.peakRssMb));
+    checks.push({ target: 'service peak RSS under load < 300 MB', measured: `${peak} MB`, met: peak < 300 });
+  }
+  const pageOne = growth.filter((entry) => entry.label === 'page 1').sort((a, b) => a.signals - b.signals);
+  if (pageOne.length >= 2) {
+    const small = pageOne[0]!;
+    const large = pageOne[pageOne.length - 1]!;
+    const factor = large.service.latencyP50 / Math.max(small.service.latencyP50, 0.001);
+    checks.push({
+      target: `${large.signals.toLocaleString('en-US')}-signal page 1 p50 ≤ 3× the ${small.signals.toLocaleString('en-US')}-signal one`,
+      measured: `${large.service.latencyP50} ms vs ${small.service.latencyP50} ms = ${factor.toFixed(1)}×`,
+      met: factor <= 3,
+    });
+  }
+  return checks;
+}
+
+function percent(ratio: number): string {
+  return `${Math.round(ratio * 100)}%`;
+}
+
+/** A plain-text table: columns padded to their widest cell; numbers right-aligned. */
+function table(header: string[], rows: (string | number)[][]): string {
+  const cells = [header, ...rows.map((row) => row.map(String))];
+  const widths = header.map((_, column) => Math.max(...cells.map((row) => row[column]!.length)));
+  const numeric = header.map((_, column) =>
+    rows.every((row) => typeof row[column] === 'number' || /^[\d.,%×-]+$/.test(String(row[column]))),
+  );
+  const line = (row: string[]) =>
+    `| ${row.map((cell, column) => (numeric[column] ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!))).join(' | ')} |`;
+  const rule = `|${widths.map((width, column) => (numeric[column] ? `${'-'.repeat(width + 1)}:` : '-'.repeat(width + 2))).join('|')}|`;
+  return [line(header), rule, ...cells.slice(1).map(line)].join('\n');
+}
+
+const cpuCell = (result: LoadResult) =>
+  `${result.cpu.server}/${result.cpu.postgres ?? '?'}/${result.cpu.loadGenerator}/${result.cpu.other}`;
+const costCell = (service: LoadResult, ceiling: LoadResult | null) =>
+  `${service.serverCpuMsPerRequest.toFixed(2)} (${ceiling ? ceiling.serverCpuMsPerRequest.toFixed(2) : '-'})`;
+const ratioCell = (ratio: number | null) => (ratio === null ? '-' : percent(ratio));
+
+/** The tables printed at the end (and pasted into docs/benchmarks.md): markdown, readable as text too. */
+export function renderReport(report: Report): string {
+  const meta = report.meta as Record<string, string>;
+  const parts: string[] = [];
+  parts.push(
+    [
+      `Benchmark ${meta.date} — commit ${meta.commit}`,
+      `machine: ${meta.machine}`,
+      `PostgreSQL: ${meta.postgres} (${meta.database})`,
+      `data: ${meta.dataSizes}`,
+      `load: ${meta.load}`,
+    ].join('\n'),
+  );
+  parts.push(
+    table(
+      [
+        'scenario',
+        'auth',
+        'service req/s',
+        'p50 ms',
+        'p99 ms',
+        'non-2xx',
+        'peak RSS MB',
+        'ceiling req/s',
+        'p50 ms',
+        'p99 ms',
+        'service/ceiling',
+        'CPU ms/req svc (ceil)',
+        'CPU% svc/pg/gen/other',
+      ],
+      report.scenarios.map((entry) => [
+        entry.scenario,
+        entry.auth,
+        entry.service.requestsPerSecond,
+        entry.service.latencyP50,
+        entry.service.latencyP99,
+        entry.service.non2xx + entry.service.errors,
+        entry.service.peakRssMb,
+        entry.ceiling?.requestsPerSecond ?? '-',
+        entry.ceiling?.latencyP50 ?? '-',
+        entry.ceiling?.latencyP99 ?? '-',
+        ratioCell(entry.ratio),
+        costCell(entry.service, entry.ceiling),
+        cpuCell(entry.service),
+      ]),
+    ),
+  );
+  if (report.growth.length > 0) {
+    parts.push(
+      table(
+        [
+          'growth (JWT)',
+          'page',
+          'service p50 ms',
+          'p99 ms',
+          'req/s',
+          'non-2xx',
+          'ceiling p50 ms',
+          'p99 ms',
+          'req/s',
+          'service/ceiling',
+          'pg CPU ms/req',
+          'CPU% svc/pg/gen/other',
+        ],
+        report.growth.map((entry) => [
+          `${entry.signals.toLocaleString('en-US')} signals`,
+          `${entry.label} (${entry.page})`,
+          entry.service.latencyP50,
+          entry.service.latencyP99,
+          entry.service.requestsPerSecond,
+          entry.service.non2xx + entry.service.errors,
+          entry.ceiling?.latencyP50 ?? '-',
+          entry.ceiling?.latencyP99 ?? '-',
+          entry.ceiling?.requestsPerSecond ?? '-',
+          ratioCell(entry.ratio),
+          entry.service.postgresCpuMsPerRequest ?? '-',
+          cpuCell(entry.service),
+        ]),
+      ),
+    );
+  }
+  if (report.targets.length > 0) {
+    parts.push(
+      table(
+        ['target (issue 6)', 'measured', 'met'],
+        report.targets.map((check) => [check.target, check.measured, check.met ? 'met' : 'MISSED']),
+      ),
+    );
+  }
+  const different = report.equivalence.filter((check) => !check.same);
+  parts.push(
+    different.length === 0
+      ? `service and ceiling answered ${report.equivalence.length} sample requests with the same JSON`
+      : `WARNING: service and ceiling answers differ for ${different.map((check) => check.check).join(', ')}`,
+  );
+  return `${parts.join('\n\n')}\n`;
+}
+
+export function writeReport(report: Report, resultsDir: string): string {
+  mkdirSync(resultsDir, { recursive: true });
+  const file = join(resultsDir, `bench-${String(report.meta.date).replace(/[:.]/g, '-')}.json`);
+  writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+  return file;
+}

@@ -1,0 +1,123 @@
+import type { Request } from 'autocannon';
+
+/** Ids of the main workspace the request generators pick from. */
+export interface ScenarioData {
+  signalIds: number[];
+  /** Signals that are not archived: a PATCH of an archived one is (rightly) a 400. */
+  editableSignalIds: number[];
+  audienceIds: number[];
+  /** The deep page of the main workspace's unfiltered signal list. */
+  deepPage: number;
+}
+
+export interface Scenario {
+  name: string;
+  description: string;
+  /** Names a target of issue 6 ("list page 1") so the report can check it. */
+  listPageOne?: boolean;
+  /**
+   * The requests of one autocannon run. `tag` makes POSTed names unique per run and target;
+   * `authorization` is the whole header value (`Bearer …` or `Api-Key …`).
+   */
+  requests(authorization: string, data: ScenarioData, tag: string): Request[];
+}
+
+function pick(ids: number[]): number {
+  return ids[Math.floor(Math.random() * ids.length)]!;
+}
+
+const get = (authorization: string, path: string): Request => ({ method: 'GET', path, headers: { authorization } });
+
+/** A GET of a random signal: the detail route with ids spread over the whole workspace (not one hot row). */
+function detail(authorization: string, data: ScenarioData): Request {
+  return {
+    method: 'GET',
+    headers: { authorization },
+    setupRequest: (request) => ({ ...request, path: `/api/v1/signals/${pick(data.signalIds)}/` }),
+  };
+}
+
+/** A PATCH that always changes the description (a counter in the value), so every request writes. */
+function patch(authorization: string, data: ScenarioData, tag: string): Request {
+  let counter = 0;
+  return {
+    method: 'PATCH',
+    headers: { authorization, 'content-type': 'application/json' },
+    setupRequest: (request) => ({
+      ...request,
+      path: `/api/v1/signals/${pick(data.editableSignalIds)}/`,
+      body: JSON.stringify({ description: `Edited by the benchmark (${tag} #${++counter}).` }),
+    }),
+  };
+}
+
+/** A POST of a draft signal with a unique name, an audience (checked by the service) and a small config. */
+function post(authorization: string, data: ScenarioData, tag: string): Request {
+  let counter = 0;
+  return {
+    method: 'POST',
+    path: '/api/v1/signals/',
+    headers: { authorization, 'content-type': 'application/json' },
+    setupRequest: (request) => ({
+      ...request,
+      body: JSON.stringify({
+        name: `bench-post ${tag} ${++counter}`,
+        description: 'Created by the benchmark.',
+        signal_type: 'conversion',
+        audience: pick(data.audienceIds),
+        config: { conversion_action: 'purchase', lookback_days: 30 },
+      }),
+    }),
+  };
+}
+
+export const SCENARIOS: Scenario[] = [
+  {
+    name: 'audiences p1',
+    description: 'GET /api/v1/audiences/ — count + page of 20 + connection ids of the page',
+    listPageOne: true,
+    requests: (authorization) => [get(authorization, '/api/v1/audiences/')],
+  },
+  {
+    name: 'signals ?status=1',
+    description: 'GET /api/v1/signals/?status=1 — filtered count + page 1',
+    listPageOne: true,
+    requests: (authorization) => [get(authorization, '/api/v1/signals/?status=1')],
+  },
+  {
+    name: 'signals deep page',
+    description: 'GET /api/v1/signals/?page=N (N = half the pages, at most 500) — count + OFFSET scan',
+    requests: (authorization, data) => [get(authorization, `/api/v1/signals/?page=${data.deepPage}`)],
+  },
+  {
+    name: 'signal detail',
+    description: 'GET /api/v1/signals/{random id}/',
+    requests: (authorization, data) => [detail(authorization, data)],
+  },
+  {
+    name: 'signal PATCH',
+    description: 'PATCH /api/v1/signals/{random non-archived id}/ {description} — a transaction with the reference checks',
+    requests: (authorization, data, tag) => [patch(authorization, data, tag)],
+  },
+  {
+    name: 'signal POST',
+    description: 'POST /api/v1/signals/ {name (unique), signal_type, audience, config} — a transaction with the audience check',
+    requests: (authorization, data, tag) => [post(authorization, data, tag)],
+  },
+  {
+    name: 'mix 80/20',
+    description: 'per connection, a cycle of 10: 2 audience lists, 2 status lists, 4 details (80% reads), 1 PATCH, 1 POST',
+    requests: (authorization, data, tag) => [
+      get(authorization, '/api/v1/audiences/'),
+      detail(authorization, data),
+      get(authorization, '/api/v1/signals/?status=1'),
+      patch(authorization, data, tag),
+      detail(authorization, data),
+      get(authorization, '/api/v1/audiences/'),
+      detail(authorization, data),
+      get(authorization, '/api/v1/signals/?status=1'),
+      post(authorization, data, tag),
+      detail(authorization, data),
+    ],
+  },
+];

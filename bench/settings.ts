@@ -1,0 +1,82 @@
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * Every knob of `npm run bench`, read once from the environment. The defaults are the full run
+ * of docs/benchmarks.md; development runs shrink them (BENCH_DURATION=2, small sizes).
+ */
+export interface BenchSettings {
+  /** Seconds of measured load per scenario. */
+  durationSeconds: number;
+  /** Seconds of unmeasured load before each scenario (JIT, pool, caches). */
+  warmupSeconds: number;
+  connections: number;
+  /** Growth scenarios measure latency, not saturation: fewer connections. */
+  growthConnections: number;
+  growthDurationSeconds: number;
+  mainSignals: number;
+  mainAudiences: number;
+  growthSizes: number[];
+  /** Run only scenarios whose name contains one of these (comma-separated), for development. */
+  only: string[];
+  /** Pin the server under test and the load generator to separate cores with taskset. */
+  pin: boolean;
+  /** Drop every bench workspace and seed again. */
+  reseed: boolean;
+  skipCeiling: boolean;
+  skipGrowth: boolean;
+  /** Extra node arguments for the service process only (profiling: --cpu-prof, --heap-prof…). */
+  serviceNodeArgs: string[];
+  dataDir: string;
+  resultsDir: string;
+  repoRoot: string;
+}
+
+/** dist/bench/settings.js → the repository root, whatever the working directory. */
+export const REPO_ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
+
+/** The seeded admin users' password. A bench database only: not a secret. */
+export const BENCH_PASSWORD = 'bench-password-not-a-secret';
+
+/** The service's pool size (DATABASE_POOL_SIZE default); the ceiling uses the same. */
+export const POOL_SIZE = 10;
+
+export function readSettings(env: NodeJS.ProcessEnv = process.env): BenchSettings {
+  const number = (name: string, fallback: number) => {
+    const raw = env[name]?.trim();
+    if (!raw) return fallback;
+    const value = Number(raw);
+    if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a non-negative number (got "${raw}")`);
+    return value;
+  };
+  const flag = (name: string, fallback: boolean) => {
+    const raw = env[name]?.trim().toLowerCase();
+    if (!raw) return fallback;
+    return ['1', 'true', 'yes'].includes(raw);
+  };
+  const list = (name: string, fallback: string) =>
+    (env[name]?.trim() || fallback)
+      .split(',')
+      .map((item) => item.trim())
+      .filter((item) => item !== '');
+  const duration = number('BENCH_DURATION', 10);
+  return {
+    durationSeconds: duration,
+    warmupSeconds: number('BENCH_WARMUP', 2),
+    connections: number('BENCH_CONNECTIONS', 32),
+    growthConnections: number('BENCH_GROWTH_CONNECTIONS', 8),
+    growthDurationSeconds: number('BENCH_GROWTH_DURATION', Math.max(2, Math.round(duration / 2))),
+    mainSignals: number('BENCH_MAIN_SIGNALS', 20_000),
+    mainAudiences: number('BENCH_MAIN_AUDIENCES', 2_000),
+    growthSizes: list('BENCH_GROWTH_SIZES', '1000,100000,1000000').map(Number),
+    only: list('BENCH_ONLY', ''),
+    pin: flag('BENCH_PIN', true),
+    reseed: flag('BENCH_RESEED', false),
+    skipCeiling: flag('BENCH_SKIP_CEILING', false),
+    skipGrowth: flag('BENCH_SKIP_GROWTH', false),
+    serviceNodeArgs: (env.BENCH_SERVICE_NODE_ARGS?.trim() || '').split(/\s+/).filter((arg) => arg !== ''),
+    dataDir: resolve(REPO_ROOT, env.BENCH_DATA_DIR?.trim() || 'bench/.data'),
+    resultsDir: resolve(REPO_ROOT, 'bench/results'),
+    repoRoot: REPO_ROOT,
+  };
+}
