@@ -4,6 +4,7 @@ import { WorkspaceResources1763720000000 } from './1763720000000-workspace-resou
 import { McpTokens1763730000000 } from './1763730000000-mcp-tokens.js';
 import { IdempotencyKeys1763740000000 } from './1763740000000-idempotency-keys.js';
 import { TenantCounts1763750000000 } from './1763750000000-tenant-counts.js';
+import { TenantCountsOnStatusChange1763760000000 } from './1763760000000-tenant-counts-on-status-change.js';
 
 /** Applied in this order, at start and by `npm run migrate`. New migrations are appended here. */
 export const MIGRATIONS = [
@@ -13,4 +14,5 @@ export const MIGRATIONS = [
   McpTokens1763730000000,
   IdempotencyKeys1763740000000,
   TenantCounts1763750000000,
+  TenantCountsOnStatusChange1763760000000,
 ];
