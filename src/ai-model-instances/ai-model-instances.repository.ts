@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { PageRequest } from '../common/pagination/pagination.js';
 import type { Tenant } from '../common/tenancy/tenant.js';
-import { TenantRepository } from '../common/tenancy/tenant-repository.js';
+import { type ListCondition, TenantRepository } from '../common/tenancy/tenant-repository.js';
 import { AiModelInstance, type ModelStatus, type ModelType } from './ai-model-instance.entity.js';
 
 export interface AiModelInstanceFilters {
@@ -26,12 +26,12 @@ export class AiModelInstancesRepository extends TenantRepository<AiModelInstance
   }
 
   list(tenant: Tenant, filters: AiModelInstanceFilters, request: PageRequest) {
-    const query = this.query(tenant);
-    if (filters.status !== undefined) query.andWhere('model.status = :status', { status: filters.status });
-    if (filters.modelType !== undefined) query.andWhere('model.modelType = :modelType', { modelType: filters.modelType });
-    if (filters.search !== undefined) query.andWhere('model.name ILIKE :search', { search: filters.search });
+    const conditions: ListCondition[] = [];
+    if (filters.status !== undefined) conditions.push({ property: 'status', operator: '=', value: filters.status });
+    if (filters.modelType !== undefined) conditions.push({ property: 'modelType', operator: '=', value: filters.modelType });
+    if (filters.search !== undefined) conditions.push({ property: 'name', operator: 'ILIKE', value: filters.search });
     const statusOnly = filters.modelType === undefined && filters.search === undefined;
-    return this.page(query, request, undefined, statusOnly ? { tenant, status: filters.status } : undefined);
+    return this.listPage(tenant, conditions, request, { counted: statusOnly ? { tenant, status: filters.status } : undefined });
   }
 
   /** Audiences and signals of the tenant that reference the instance (both served by their (customer_id, model_instance_id) indexes). */

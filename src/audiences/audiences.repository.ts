@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { PageRequest } from '../common/pagination/pagination.js';
 import type { Tenant } from '../common/tenancy/tenant.js';
-import { TenantRepository } from '../common/tenancy/tenant-repository.js';
+import { type ListCondition, TenantRepository } from '../common/tenancy/tenant-repository.js';
 import { AudienceConnection } from './audience-connection.entity.js';
 import { Audience, type AudienceStatus, type SourceType } from './audience.entity.js';
 
@@ -15,6 +15,9 @@ export interface AudienceFilters {
   search?: string;
 }
 
+/** An audience as a list page returns it, with its destination connection ids. */
+export type AudienceRow = Audience & { connectionIds: number[] };
+
 /** All SQL about audiences and their destination links. */
 @Injectable()
 export class AudiencesRepository extends TenantRepository<Audience> {
@@ -22,16 +25,23 @@ export class AudiencesRepository extends TenantRepository<Audience> {
     super(database, Audience, 'audience');
   }
 
+  /** A page of audiences, each with its destination connection ids (`connectionIds`), in one statement. */
   list(tenant: Tenant, filters: AudienceFilters, request: PageRequest) {
-    const query = this.query(tenant);
-    if (filters.customerId !== undefined)
-      query.andWhere('audience.customerId = :filterCustomerId', { filterCustomerId: filters.customerId });
-    if (filters.status !== undefined) query.andWhere('audience.status = :status', { status: filters.status });
-    if (filters.sourceType !== undefined) query.andWhere('audience.sourceType = :sourceType', { sourceType: filters.sourceType });
-    if (filters.search !== undefined) query.andWhere('audience.name ILIKE :search', { search: filters.search });
-    const statusOnly =
-      filters.sourceType === undefined && filters.search === undefined && (filters.customerId ?? tenant.customerId) === tenant.customerId;
-    return this.page(query, request, undefined, statusOnly ? { tenant, status: filters.status } : undefined);
+    // Another workspace's `?customer=` can match nothing (SPEC section 1).
+    if (filters.customerId !== undefined && filters.customerId !== tenant.customerId)
+      return Promise.resolve({ rows: [] as AudienceRow[], count: 0 });
+    const conditions: ListCondition[] = [];
+    if (filters.status !== undefined) conditions.push({ property: 'status', operator: '=', value: filters.status });
+    if (filters.sourceType !== undefined) conditions.push({ property: 'sourceType', operator: '=', value: filters.sourceType });
+    if (filters.search !== undefined) conditions.push({ property: 'name', operator: 'ILIKE', value: filters.search });
+    const statusOnly = filters.sourceType === undefined && filters.search === undefined;
+    return this.listPage(tenant, conditions, request, {
+      counted: statusOnly ? { tenant, status: filters.status } : undefined,
+      extra: {
+        connectionIds:
+          'ARRAY(SELECT link.connection_id FROM audience_connections link WHERE link.customer_id = t.customer_id AND link.audience_id = t.id ORDER BY link.connection_id)',
+      },
+    }) as Promise<{ rows: AudienceRow[]; count: number }>;
   }
 
   /** Another audience of the tenant with this name in any letter case (served by the unique lower(name) index). */

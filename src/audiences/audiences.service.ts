@@ -29,14 +29,10 @@ export class AudiencesService {
 
   async list(tenant: Tenant, filters: AudienceFilters, request: PageRequest, url: URL): Promise<Page<AudienceDto>> {
     const { rows, count } = await this.audiences.list(tenant, filters, request);
-    const links = await this.audiences.connectionIds(
-      tenant,
-      rows.map((row) => row.id),
-    );
     return buildPage(
       request,
       count,
-      rows.map((row) => toAudienceDto(row, links.get(row.id) ?? [])),
+      rows.map((row) => toAudienceDto(row, row.connectionIds)),
       url,
     );
   }

@@ -2,7 +2,12 @@ import { Injectable } from '../common/nest/light.js';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { PageRequest } from '../common/pagination/pagination.js';
 import type { Tenant } from '../common/tenancy/tenant.js';
-import { DEFAULT_ORDERING_COLUMNS, type OrderingColumns, TenantRepository } from '../common/tenancy/tenant-repository.js';
+import {
+  DEFAULT_ORDERING_COLUMNS,
+  type OrderingColumns,
+  type ListCondition,
+  TenantRepository,
+} from '../common/tenancy/tenant-repository.js';
 import { Connection, type ConnectionStatus, type Platform } from './connection.entity.js';
 import type { EncryptedToken } from './token-cipher.js';
 
@@ -34,13 +39,16 @@ export class ConnectionsRepository extends TenantRepository<Connection> {
   }
 
   list(tenant: Tenant, filters: ConnectionFilters, request: PageRequest) {
-    const query = this.query(tenant);
-    if (filters.customerId !== undefined)
-      query.andWhere('connection.customerId = :filterCustomerId', { filterCustomerId: filters.customerId });
-    if (filters.platform !== undefined) query.andWhere('connection.platform = :platform', { platform: filters.platform });
-    if (filters.status !== undefined) query.andWhere('connection.status = :status', { status: filters.status });
-    const statusOnly = filters.platform === undefined && (filters.customerId ?? tenant.customerId) === tenant.customerId;
-    return this.page(query, request, ORDERING_COLUMNS, statusOnly ? { tenant, status: filters.status } : undefined);
+    // Another workspace's `?customer=` can match nothing (SPEC section 1).
+    if (filters.customerId !== undefined && filters.customerId !== tenant.customerId)
+      return Promise.resolve({ rows: [] as Connection[], count: 0 });
+    const conditions: ListCondition[] = [];
+    if (filters.platform !== undefined) conditions.push({ property: 'platform', operator: '=', value: filters.platform });
+    if (filters.status !== undefined) conditions.push({ property: 'status', operator: '=', value: filters.status });
+    return this.listPage(tenant, conditions, request, {
+      columns: ORDERING_COLUMNS,
+      counted: filters.platform === undefined ? { tenant, status: filters.status } : undefined,
+    });
   }
 
   /**

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { PageRequest } from '../common/pagination/pagination.js';
 import type { Tenant } from '../common/tenancy/tenant.js';
-import { TenantRepository } from '../common/tenancy/tenant-repository.js';
+import { type ListCondition, TenantRepository } from '../common/tenancy/tenant-repository.js';
 import { Signal, SignalStatus, type SignalStatusCode, type SignalType } from './signal.entity.js';
 
 export interface SignalFilters {
@@ -24,18 +24,18 @@ export class SignalsRepository extends TenantRepository<Signal> {
 
   /** Each filter is served by a (customer_id, …) index of the signals table. */
   list(tenant: Tenant, filters: SignalFilters, request: PageRequest) {
-    const query = this.query(tenant);
-    if (filters.status !== undefined) query.andWhere('signal.status = :status', { status: filters.status });
-    if (filters.signalType !== undefined) query.andWhere('signal.signalType = :signalType', { signalType: filters.signalType });
+    const conditions: ListCondition[] = [];
+    if (filters.status !== undefined) conditions.push({ property: 'status', operator: '=', value: filters.status });
+    if (filters.signalType !== undefined) conditions.push({ property: 'signalType', operator: '=', value: filters.signalType });
     if (filters.modelInstanceId !== undefined)
-      query.andWhere('signal.modelInstanceId = :modelInstanceId', { modelInstanceId: filters.modelInstanceId });
-    if (filters.audienceId !== undefined) query.andWhere('signal.audienceId = :audienceId', { audienceId: filters.audienceId });
-    if (filters.connectionId !== undefined) query.andWhere('signal.connectionId = :connectionId', { connectionId: filters.connectionId });
-    if (filters.search !== undefined) query.andWhere('signal.name ILIKE :search', { search: filters.search });
+      conditions.push({ property: 'modelInstanceId', operator: '=', value: filters.modelInstanceId });
+    if (filters.audienceId !== undefined) conditions.push({ property: 'audienceId', operator: '=', value: filters.audienceId });
+    if (filters.connectionId !== undefined) conditions.push({ property: 'connectionId', operator: '=', value: filters.connectionId });
+    if (filters.search !== undefined) conditions.push({ property: 'name', operator: 'ILIKE', value: filters.search });
     const statusOnly = [filters.signalType, filters.modelInstanceId, filters.audienceId, filters.connectionId, filters.search].every(
       (filter) => filter === undefined,
     );
-    return this.page(query, request, undefined, statusOnly ? { tenant, status: filters.status } : undefined);
+    return this.listPage(tenant, conditions, request, { counted: statusOnly ? { tenant, status: filters.status } : undefined });
   }
 
   /**

@@ -9,6 +9,23 @@ export interface CountedFilter {
   status?: string | number;
 }
 
+/** One list filter: `column = value`, or `column ILIKE value` (an escaped pattern). Columns are code, never input. */
+export interface ListCondition {
+  property: string;
+  operator: '=' | 'ILIKE';
+  value: unknown;
+}
+
+export interface ListOptions {
+  counted?: CountedFilter;
+  columns?: OrderingColumns;
+  /** Extra select expressions over alias `t`, e.g. an ARRAY(...) of linked ids: `{ connectionIds: 'ARRAY(...)' }`. */
+  extra?: Record<string, string>;
+}
+
+/** Offsets from which a page first picks its ids on the index, then fetches only those rows. */
+const DEFERRED_JOIN_FROM_OFFSET = 1000;
+
 /** API ordering fields mapped to entity property names. */
 export type OrderingColumns = Record<string, string>;
 
@@ -33,6 +50,68 @@ export class TenantRepository<E extends TenantEntity & ObjectLiteral> {
     private readonly entity: EntityTarget<E>,
     private readonly alias: string,
   ) {}
+
+  private readonly sqlCache = new Map<string, string>();
+
+  /**
+   * A list page by hand-written SQL, the hot path of every list (SPEC section 4). The statement is
+   * built once per filter shape and ordering and cached; rows come back with their columns aliased
+   * to entity property names, so mappers read them like entities without TypeORM hydrating each
+   * one (together those were about a fifth of a list request's CPU). `customer_id = $1` is always
+   * the first condition. Deep pages pick the page's ids on the index first (a deferred join), so
+   * the offset is walked on the index instead of on whole rows.
+   */
+  async listPage(
+    tenant: Tenant,
+    conditions: ListCondition[],
+    request: PageRequest,
+    options: ListOptions = {},
+  ): Promise<{ rows: E[]; count: number }> {
+    const metadata = this.dataSource.getMetadata(this.entity);
+    const table = `"${metadata.tableName}"`;
+    const columnOf = (property: string) => {
+      const column = metadata.findColumnWithPropertyName(property);
+      if (!column) throw new Error(`No column for property ${property}`);
+      return `"${column.databaseName}"`;
+    };
+    const where = [
+      't.customer_id = $1',
+      ...conditions.map((condition, index) => `t.${columnOf(condition.property)} ${condition.operator} $${index + 2}`),
+    ].join(' AND ');
+    const parameters: unknown[] = [tenant.customerId, ...conditions.map((condition) => condition.value)];
+
+    let count: number;
+    if (options.counted) {
+      count = await this.countedRows(options.counted);
+    } else {
+      const rows: { count: string }[] = await this.dataSource.query(`SELECT count(*) AS count FROM ${table} t WHERE ${where}`, parameters);
+      count = Number(rows[0]?.count ?? 0);
+    }
+    const offset = offsetOf(request);
+    if (count === 0 || offset >= count) return { rows: [], count };
+
+    const orderProperty = (options.columns ?? DEFAULT_ORDERING_COLUMNS)[request.ordering.field];
+    if (orderProperty === undefined) throw new Error(`Ordering field ${request.ordering.field} is not mapped`);
+    const direction = request.ordering.direction;
+    const deferred = offset >= DEFERRED_JOIN_FROM_OFFSET;
+    const key = `${where}|${orderProperty}|${direction}|${deferred}|${Object.keys(options.extra ?? {}).join(',')}`;
+    let sql = this.sqlCache.get(key);
+    if (sql === undefined) {
+      const orderColumn = columnOf(orderProperty);
+      const order = orderColumn === '"id"' ? `t."id" ${direction}` : `t.${orderColumn} ${direction}, t."id" ${direction}`;
+      const select = [
+        ...metadata.columns.filter((column) => column.isSelect).map((column) => `t."${column.databaseName}" AS "${column.propertyName}"`),
+        ...Object.entries(options.extra ?? {}).map(([alias, expression]) => `${expression} AS "${alias}"`),
+      ].join(', ');
+      const limits = `LIMIT $${parameters.length + 1} OFFSET $${parameters.length + 2}`;
+      sql = deferred
+        ? `SELECT ${select} FROM ${table} t JOIN (SELECT t."id" FROM ${table} t WHERE ${where} ORDER BY ${order} ${limits}) page ON page."id" = t."id" WHERE t.customer_id = $1 ORDER BY ${order}`
+        : `SELECT ${select} FROM ${table} t WHERE ${where} ORDER BY ${order} ${limits}`;
+      this.sqlCache.set(key, sql);
+    }
+    const rows: E[] = await this.dataSource.query(sql, [...parameters, request.pageSize, offset]);
+    return { rows, count };
+  }
 
   /** A query builder already narrowed to the tenant; add conditions with andWhere only. */
   query(tenant: Tenant, manager: EntityManager = this.dataSource.manager): SelectQueryBuilder<E> {
