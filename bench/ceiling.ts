@@ -61,7 +61,10 @@ const SQL = {
   // Lists filtered by nothing but status read the trigger-kept tenant_counts (migration 1763750000000).
   tenantCount: `SELECT sum(count) AS count FROM tenant_counts WHERE customer_id = $1 AND resource = $2`,
   tenantCountByStatus: `SELECT sum(count) AS count FROM tenant_counts WHERE customer_id = $1 AND resource = $2 AND status = $3`,
-  audiencePage: `SELECT ${AUDIENCE_COLUMNS} FROM "audiences" "audience" WHERE "audience"."customer_id" = $1 ORDER BY "audience"."id" DESC LIMIT $LIMIT OFFSET $OFFSET`,
+  // As the service: each audience's destination ids in the same statement.
+  audiencePage:
+    `SELECT ${AUDIENCE_COLUMNS}, ARRAY(SELECT link.connection_id FROM audience_connections link WHERE link.customer_id = "audience".customer_id AND link.audience_id = "audience".id ORDER BY link.connection_id) AS "audience_connection_ids" ` +
+    `FROM "audiences" "audience" WHERE "audience"."customer_id" = $1 ORDER BY "audience"."id" DESC LIMIT $LIMIT OFFSET $OFFSET`,
   signalPage: `SELECT ${SIGNAL_COLUMNS} FROM "signals" "signal" WHERE "signal"."customer_id" = $1 ORDER BY "signal"."id" DESC LIMIT $LIMIT OFFSET $OFFSET`,
   signalPageByStatus: `SELECT ${SIGNAL_COLUMNS} FROM "signals" "signal" WHERE "signal"."customer_id" = $1 AND "signal"."status" = $2 ORDER BY "signal"."id" DESC LIMIT $LIMIT OFFSET $OFFSET`,
   signalById: `SELECT ${SIGNAL_COLUMNS} FROM "signals" "signal" WHERE "signal"."customer_id" = $1 AND "signal"."id" = $2`,
@@ -252,23 +255,12 @@ class Ceiling {
     let rows: Record<string, unknown>[] = [];
     if (count > 0 && offset < count)
       rows = (await this.pool.query(paged(SQL.audiencePage, pageSize, offset), [identity.customerId])).rows as Record<string, unknown>[];
-    const ids = rows.map((row) => row.audience_id as number);
-    const links = new Map<number, number[]>(ids.map((id) => [id, []]));
-    if (ids.length > 0) {
-      const placeholders = ids.map((_, index) => `$${index + 2}`).join(', ');
-      const result = await this.pool.query<{ link_audience_id: number; link_connection_id: number }>(
-        `SELECT "link"."customer_id" AS "link_customer_id", "link"."audience_id" AS "link_audience_id", "link"."connection_id" AS "link_connection_id" ` +
-          `FROM "audience_connections" "link" WHERE "link"."customer_id" = $1 AND "link"."audience_id" IN (${placeholders}) ORDER BY "link"."connection_id" ASC`,
-        [identity.customerId, ...ids],
-      );
-      for (const link of result.rows) links.get(link.link_audience_id)?.push(link.link_connection_id);
-    }
     return envelope(
       url,
       page,
       pageSize,
       count,
-      rows.map((row) => audienceDto(row, links.get(row.audience_id as number) ?? [])),
+      rows.map((row) => audienceDto(row, row.audience_connection_ids as number[])),
     );
   }
 
