@@ -42,7 +42,6 @@ const AUDIENCE_COLUMNS =
   `"audience"."description" AS "audience_description", "audience"."source_type" AS "audience_source_type", ` +
   `"audience"."rules" AS "audience_rules", "audience"."model_instance_id" AS "audience_model_instance_id", ` +
   `"audience"."min_score" AS "audience_min_score", "audience"."status" AS "audience_status", "audience"."size" AS "audience_size"`;
-const RELOAD_COLUMNS = SIGNAL_COLUMNS.replaceAll('"signal"', '"Signal"').replaceAll('AS "signal_', 'AS "Signal_');
 const CONNECTION_COLUMNS =
   `"connection"."customer_id" AS "connection_customer_id", "connection"."id" AS "connection_id", ` +
   `"connection"."created_at" AS "connection_created_at", "connection"."updated_at" AS "connection_updated_at", ` +
@@ -70,7 +69,6 @@ const SQL = {
   signalById: `SELECT ${SIGNAL_COLUMNS} FROM "signals" "signal" WHERE "signal"."customer_id" = $1 AND "signal"."id" = $2`,
   signalForUpdate: `SELECT ${SIGNAL_COLUMNS} FROM "signals" "signal" WHERE "signal"."customer_id" = $1 AND "signal"."id" = $2 FOR UPDATE`,
   // TypeORM's save() reloads the row before its UPDATE; the ceiling pays for that read too.
-  signalReload: `SELECT ${RELOAD_COLUMNS} FROM "signals" "Signal" WHERE ((("Signal"."customer_id" = $1 AND "Signal"."id" = $2)))`,
   signalUpdateDescription: `UPDATE "signals" SET "description" = $1, "updated_at" = CURRENT_TIMESTAMP WHERE ((("customer_id" = $2 AND "id" = $3))) RETURNING "updated_at"`,
   signalInsert: `INSERT INTO "signals"("customer_id", "created_at", "updated_at", "name", "description", "signal_type", "status", "model_instance_id", "audience_id", "connection_id", "config") VALUES ($1, DEFAULT, DEFAULT, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING "id", "created_at", "updated_at", "description", "status", "config"`,
   modelExists: `SELECT "model"."id" AS "id" FROM "ai_model_instances" "model" WHERE "model"."customer_id" = $1 AND "model"."id" IN ($2)`,
@@ -323,7 +321,7 @@ class Ceiling {
         row.signal_audience_id,
         row.signal_connection_id,
       );
-      await client.query(SQL.signalReload, [identity.customerId, id]);
+      // The service's TenantRepository.save() writes with one UPDATE … RETURNING (no reload SELECT).
       const updated = (await client.query<{ updated_at: Date }>(SQL.signalUpdateDescription, [description, identity.customerId, id]))
         .rows[0]!;
       return signalDto({ ...row, signal_description: description, signal_updated_at: updated.updated_at }, 'signal_');

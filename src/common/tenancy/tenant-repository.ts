@@ -165,9 +165,34 @@ export class TenantRepository<E extends TenantEntity & ObjectLiteral> {
   }
 
   /** Saves changes to an object loaded through this repository (its customer_id is the tenant's). */
+  /**
+   * Writes the changes to an object loaded through this repository (its customer_id is the
+   * tenant's) with one UPDATE … RETURNING, narrowed to the tenant like every other statement here.
+   * TypeORM's own save() would first reload the row to diff it: one more round trip on every PATCH.
+   */
   async save(tenant: Tenant, object: E, manager: EntityManager = this.dataSource.manager): Promise<E> {
     if (object.customerId !== tenant.customerId) throw new Error('Refusing to save an object of another tenant');
-    return manager.getRepository(this.entity).save(object);
+    const metadata = this.dataSource.getMetadata(this.entity);
+    const values: Record<string, unknown> = {};
+    for (const column of metadata.columns) {
+      // Keys, timestamps the database keeps, and columns never loaded (select: false) are left alone.
+      if (column.isPrimary || column.isCreateDate || column.isUpdateDate || !column.isSelect) continue;
+      const value = column.getEntityValue(object);
+      if (value !== undefined) values[column.propertyName] = value;
+    }
+    const [sql, parameters] = manager
+      .createQueryBuilder()
+      .update(this.entity)
+      .set(values as never)
+      .where('customer_id = :tenantCustomerId AND id = :id', { tenantCustomerId: tenant.customerId, id: object.id })
+      .getQueryAndParameters();
+    // TypeORM 1.x leaves RETURNING out of an UPDATE built this way, so it is added here.
+    // For an UPDATE, TypeORM's postgres driver answers [rows, rowCount].
+    const [rows] = (await manager.query(`${sql} RETURNING "updated_at"`, parameters)) as [{ updated_at: Date }[], number];
+    const row = rows[0];
+    if (!row) throw new Error(`No ${metadata.tableName} row ${object.id} in this workspace to save`);
+    object.updatedAt = row.updated_at ?? object.updatedAt;
+    return object;
   }
 
   async delete(tenant: Tenant, id: number, manager: EntityManager = this.dataSource.manager): Promise<boolean> {
