@@ -43,7 +43,10 @@ export class AppModule {
       { provide: Metrics, useValue: metrics },
       { provide: REDIS, useValue: redis },
       { provide: Clock, useValue: clock },
-      { provide: RATE_LIMITER, useValue: redis ? new RedisRateLimiter(redis) : new MemoryRateLimiter(clock) },
+      {
+        provide: RATE_LIMITER,
+        useValue: redis ? new RedisRateLimiter(redis, `${config.redisKeyPrefix}ratelimit:`) : new MemoryRateLimiter(clock),
+      },
       { provide: CREDENTIAL_CACHE, useValue: new CredentialCache((dataSource.options as { url?: string }).url, logger) },
     ];
     return {

@@ -11,6 +11,8 @@ export interface AppConfig {
   readonly databaseUrl: string | undefined;
   readonly databasePoolSize: number;
   readonly redisUrl: string | undefined;
+  /** Prefix of every key this service writes to Redis, so one Redis can serve several deployments. */
+  readonly redisKeyPrefix: string;
   readonly dataDir: string;
   readonly jwtSecret: string;
   readonly jwtAccessTtlSeconds: number;
@@ -97,6 +99,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     databaseUrl,
     databasePoolSize: readInt(env, 'DATABASE_POOL_SIZE', 10, 1, 200, problems),
     redisUrl,
+    redisKeyPrefix: env.REDIS_KEY_PREFIX?.trim() || 'audience-platform:',
     dataDir,
     jwtSecret,
     jwtAccessTtlSeconds: readInt(env, 'JWT_ACCESS_TTL_SECONDS', 15 * 60, 10, 24 * 3600, problems),

@@ -3,6 +3,7 @@ import { pino } from 'pino';
 import type { DataSource } from 'typeorm';
 import { closeGracefully, createApp } from '../../src/app.js';
 import { SettableClock } from '../../src/common/time/clock.js';
+import { createRedis } from '../../src/redis/redis.js';
 import { loadConfig, type AppConfig } from '../../src/config/app-config.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
 
@@ -33,7 +34,9 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
   const dataSource = options.dataSource ?? database.dataSource;
   const config = loadConfig({ ...TEST_ENV, DATABASE_URL: database.url, ...env });
   const clock = new SettableClock();
-  const app = await createApp({ config, dataSource, logger: pino({ level: 'silent' }), clock });
+  // REDIS_URL in `env` runs the app on Redis (rate-limit counters, /readyz), as in production.
+  const redis = createRedis(config.redisUrl);
+  const app = await createApp({ config, dataSource, logger: pino({ level: 'silent' }), clock, redis });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.getHttpServer().address() as { port: number };
   const baseUrl = `http://127.0.0.1:${address.port}`;
@@ -47,6 +50,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
     request: (path, init) => fetch(`${baseUrl}${path}`, init),
     async close() {
       await closeGracefully(app, 10_000);
+      redis?.disconnect();
       if (dataSource !== database.dataSource && dataSource.isInitialized) await dataSource.destroy();
       await database.drop();
     },

@@ -76,7 +76,7 @@ export class MemoryRateLimiter implements RateLimiter {
 export class RedisRateLimiter implements RateLimiter {
   constructor(
     private readonly redis: Redis,
-    private readonly prefix = 'ratelimit:',
+    private readonly prefix: string,
   ) {}
 
   async hit(key: string, windowSeconds: number): Promise<RateLimitResult> {
