@@ -71,7 +71,7 @@ export class AuthenticationGuard implements CanActivate {
     const header = request.headers.authorization;
     if (access === 'mcp') {
       request.identity = await this.authenticateMcp(header);
-      await this.rateLimit.consume(`mcp_token:${request.identity.kind === 'mcp_token' ? request.identity.mcpTokenId : 0}`, reply);
+      await this.rateLimit.consume(rateLimitKey(request.identity), reply);
       return true;
     }
     if (header === undefined || header === '') {
@@ -88,10 +88,17 @@ export class AuthenticationGuard implements CanActivate {
     const identity = (request as FastifyRequest & { user?: Identity }).user!;
     request.identity = identity;
 
-    await this.rateLimit.consume(`${identity.kind}:${identity.kind === 'api_key' ? identity.apiKeyId : identity.userId}`, reply);
+    await this.rateLimit.consume(rateLimitKey(identity), reply);
     authorize(identity, access, request.method);
     return true;
   }
+}
+
+/** One request budget per credential: per user for JWTs, per key, per MCP token. */
+function rateLimitKey(identity: Identity): string {
+  if (identity.kind === 'api_key') return `api_key:${identity.apiKeyId}`;
+  if (identity.kind === 'mcp_token') return `mcp_token:${identity.mcpTokenId}`;
+  return `user:${identity.userId}`;
 }
 
 function authorize(identity: Identity, access: Access, method: string): void {

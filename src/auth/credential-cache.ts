@@ -34,7 +34,6 @@ interface Entry<V> {
  */
 export class CredentialCache {
   private readonly entries = new Map<string, Entry<unknown>>();
-  private readonly handlers: ((message: string) => void)[] = [];
   private client: pg.Client | undefined;
   private listening = false;
   private stopped = false;
@@ -74,11 +73,6 @@ export class CredentialCache {
     return this.listening;
   }
 
-  /** Runs `handler` for every invalidation received (after the cache itself evicted). */
-  onInvalidation(handler: (message: string) => void): void {
-    this.handlers.push(handler);
-  }
-
   /** Cached value for `key`, else `load()`'s, cached only if nothing was invalidated meanwhile. */
   async get<V>(key: string, load: () => Promise<V>): Promise<V> {
     if (!this.listening) return load();
@@ -106,7 +100,6 @@ export class CredentialCache {
     } else {
       this.entries.delete(message);
     }
-    for (const handler of this.handlers) handler(message);
   }
 
   private async connect(): Promise<void> {

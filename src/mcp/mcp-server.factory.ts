@@ -56,10 +56,6 @@ export class McpServerFactory {
     this.byName = new Map(this.tools.map((tool) => [tool.name, tool]));
   }
 
-  toolNames(): string[] {
-    return this.tools.map((tool) => tool.name);
-  }
-
   create(identity: Identity): Server {
     const server = new Server(
       { name: 'audience-signal-platform', version: API_VERSION },

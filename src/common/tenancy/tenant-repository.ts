@@ -1,5 +1,5 @@
 import { type DataSource, type EntityManager, type EntityTarget, type ObjectLiteral, type SelectQueryBuilder } from 'typeorm';
-import { type Ordering, offsetOf, type PageRequest } from '../pagination/pagination.js';
+import { offsetOf, type PageRequest } from '../pagination/pagination.js';
 import type { Tenant } from './tenant.js';
 import type { TenantEntity } from './tenant-entity.js';
 
@@ -137,23 +137,6 @@ export class TenantRepository<E extends TenantEntity & ObjectLiteral> {
     return new Set(rows.map((row) => Number(row.id)));
   }
 
-  /**
-   * A page of a filtered query plus the total count of the filter. When the query is the tenant's
-   * whole table or one status of it (`counted`), the count comes from the trigger-maintained
-   * tenant_counts table (one primary-key read) instead of COUNT(*) over every row.
-   */
-  async page(
-    query: SelectQueryBuilder<E>,
-    request: PageRequest,
-    columns: OrderingColumns = DEFAULT_ORDERING_COLUMNS,
-    counted?: CountedFilter,
-  ): Promise<{ rows: E[]; count: number }> {
-    const count = counted ? await this.countedRows(counted) : await query.clone().getCount();
-    if (count === 0 || offsetOf(request) >= count) return { rows: [], count };
-    const rows = await this.ordered(query, request.ordering, columns).offset(offsetOf(request)).limit(request.pageSize).getMany();
-    return { rows, count };
-  }
-
   async insert(
     tenant: Tenant,
     values: Omit<Partial<E>, 'customerId' | 'id'>,
@@ -218,13 +201,5 @@ export class TenantRepository<E extends TenantEntity & ObjectLiteral> {
             [tenant.customerId, table, String(status)],
           );
     return Number(rows[0]?.count ?? 0);
-  }
-
-  /** Orders by the requested column, then by id so pages are stable when values tie. */
-  private ordered(query: SelectQueryBuilder<E>, ordering: Ordering, columns: OrderingColumns): SelectQueryBuilder<E> {
-    const column = columns[ordering.field];
-    if (column === undefined) throw new Error(`Ordering field ${ordering.field} is not mapped`);
-    const ordered = query.orderBy(`${this.alias}.${column}`, ordering.direction);
-    return column === 'id' ? ordered : ordered.addOrderBy(`${this.alias}.id`, ordering.direction);
   }
 }

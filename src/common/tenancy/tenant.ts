@@ -28,16 +28,15 @@ export class Tenant {
 }
 
 /** The caller's identity, as the global guard established it. */
-export const CurrentIdentity = createParamDecorator((_data: unknown, context: ExecutionContext): Identity => {
+function identityOf(context: ExecutionContext): Identity {
   const identity = context.switchToHttp().getRequest<FastifyRequest>().identity;
   // The guard denies by default, so this only happens on a route wrongly marked public.
   if (!identity) throw new ApiError(401, 'not_authenticated', 'Authentication credentials were not provided.');
   return identity;
-});
+}
+
+/** `@CurrentIdentity() identity: Identity`. */
+export const CurrentIdentity = createParamDecorator((_data: unknown, context: ExecutionContext): Identity => identityOf(context));
 
 /** The caller's workspace: `@CurrentTenant() tenant: Tenant`. */
-export const CurrentTenant = createParamDecorator((_data: unknown, context: ExecutionContext): Tenant => {
-  const identity = context.switchToHttp().getRequest<FastifyRequest>().identity;
-  if (!identity) throw new ApiError(401, 'not_authenticated', 'Authentication credentials were not provided.');
-  return Tenant.of(identity);
-});
+export const CurrentTenant = createParamDecorator((_data: unknown, context: ExecutionContext): Tenant => Tenant.of(identityOf(context)));
