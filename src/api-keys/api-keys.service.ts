@@ -5,6 +5,7 @@ import { publishInvalidation, type CredentialCache } from '../auth/credential-ca
 import { CREDENTIAL_CACHE } from '../auth/credential-cache.token.js';
 import { ApiError, type FieldErrors } from '../common/errors/api-error.js';
 import { Clock } from '../common/time/clock.js';
+import { OncePer } from '../common/time/once-per.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.token.js';
 import { Customer } from '../customers/customer.entity.js';
@@ -35,13 +36,11 @@ export interface AuthenticatedKey {
   scope: ApiKeyScope;
 }
 
-/** last_used_at is written at most this often per key, never on every request. */
-const LAST_USED_RESOLUTION_MS = 60_000;
-
 /** Static API keys: provisioned by the operator (CLI), checked on every request that presents one. */
 @Injectable()
 export class ApiKeysService {
-  private readonly lastUsedWrittenAt = new Map<number, number>();
+  /** last_used_at is written at most once a minute per credential, never on every request. */
+  private readonly lastUsedWrites = new OncePer(60_000);
 
   constructor(
     private readonly dataSource: DataSource,
@@ -170,9 +169,7 @@ export class ApiKeysService {
 
   /** Records use at most once a minute per key, off the request's path. */
   private touch(record: KeyRecord, now: number): void {
-    const last = this.lastUsedWrittenAt.get(record.id) ?? 0;
-    if (now - last < LAST_USED_RESOLUTION_MS) return;
-    this.lastUsedWrittenAt.set(record.id, now);
+    if (!this.lastUsedWrites.due(record.id, now)) return;
     this.dataSource
       .getRepository(ApiKey)
       .update({ customerId: Equal(record.customerId), id: Equal(record.id) }, { lastUsedAt: new Date(now) })

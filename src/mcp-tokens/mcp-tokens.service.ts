@@ -8,6 +8,7 @@ import { matchesHash } from '../common/crypto/secret-hash.js';
 import { ApiError } from '../common/errors/api-error.js';
 import { buildPage, offsetOf, type Page, type PageRequest } from '../common/pagination/pagination.js';
 import { Clock } from '../common/time/clock.js';
+import { OncePer } from '../common/time/once-per.js';
 import { LOGGER } from '../logging/logger.token.js';
 import type { UserRole } from '../users/user-role.js';
 import { generateMcpToken, mcpTokenPrefix } from './mcp-token-format.js';
@@ -37,12 +38,11 @@ interface TokenRecord {
   revokedAtMs: number | null;
 }
 
-const LAST_USED_RESOLUTION_MS = 60_000;
-
 /** Personal MCP tokens: a user's own, managed with a JWT, used only on /mcp (SPEC sections 2 and 7). */
 @Injectable()
 export class McpTokensService {
-  private readonly lastUsedWrittenAt = new Map<number, number>();
+  /** last_used_at is written at most once a minute per credential, never on every request. */
+  private readonly lastUsedWrites = new OncePer(60_000);
 
   constructor(
     private readonly dataSource: DataSource,
@@ -153,9 +153,7 @@ export class McpTokensService {
   }
 
   private touch(record: TokenRecord, now: number): void {
-    const last = this.lastUsedWrittenAt.get(record.id) ?? 0;
-    if (now - last < LAST_USED_RESOLUTION_MS) return;
-    this.lastUsedWrittenAt.set(record.id, now);
+    if (!this.lastUsedWrites.due(record.id, now)) return;
     this.dataSource
       .getRepository(McpToken)
       .update({ customerId: Equal(record.customerId), id: Equal(record.id) }, { lastUsedAt: new Date(now) })
