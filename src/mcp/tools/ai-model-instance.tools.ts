@@ -1,8 +1,7 @@
 import { parseAiModelInstanceFilters } from '../../ai-model-instances/ai-model-instance-filters.js';
 import type { AiModelInstancesService } from '../../ai-model-instances/ai-model-instances.service.js';
-import { Tenant } from '../../common/tenancy/tenant.js';
-import { ID_ARGUMENT, type JsonSchema, type McpTool, PAGE_ARGUMENTS, pageSchema } from '../mcp-tool.js';
-import { idArgument, listCall } from './tool-helpers.js';
+import { type JsonSchema, type McpTool } from '../mcp-tool.js';
+import { getTool, listTool } from './tool-helpers.js';
 
 const MODEL_STATUSES = ['pending', 'training', 'ready', 'failed', 'archived'];
 const MODEL_TYPES = ['propensity', 'lifetime_value', 'churn', 'lookalike'];
@@ -30,40 +29,29 @@ const MODEL: JsonSchema = {
 
 export function aiModelInstanceTools(models: AiModelInstancesService, publicBaseUrl: string): McpTool[] {
   return [
-    {
+    listTool({
       name: 'list_ai_model_instances',
       title: 'List AI model instances',
       description:
         "Lists the workspace's AI model instances (predictive models: propensity, lifetime value, churn, lookalike), newest first. " +
         'Use a "ready" instance as the model_instance of an audience or signal.',
-      inputSchema: {
-        type: 'object',
-        properties: {
-          status: { type: 'string', enum: MODEL_STATUSES, description: 'Only instances in this status.' },
-          model_type: { type: 'string', enum: MODEL_TYPES, description: 'Only instances of this model type.' },
-          search: { type: 'string', description: 'Only instances whose name contains this text (ignoring case).' },
-          ...PAGE_ARGUMENTS,
-        },
-        additionalProperties: false,
+      filters: {
+        status: { type: 'string', enum: MODEL_STATUSES, description: 'Only instances in this status.' },
+        model_type: { type: 'string', enum: MODEL_TYPES, description: 'Only instances of this model type.' },
+        search: { type: 'string', description: 'Only instances whose name contains this text (ignoring case).' },
       },
-      outputSchema: pageSchema(MODEL),
-      writes: false,
-      async call(identity, args) {
-        const list = listCall(identity, args, '/api/v1/ai-model-instances/', publicBaseUrl);
-        return { ...(await models.list(list.tenant, parseAiModelInstanceFilters(list.query), list.page, list.url)) };
-      },
-    },
-    {
+      item: MODEL,
+      restPath: '/api/v1/ai-model-instances/',
+      publicBaseUrl,
+      list: (call) => models.list(call.tenant, parseAiModelInstanceFilters(call.query), call.page, call.url),
+    }),
+    getTool({
       name: 'get_ai_model_instance',
       title: 'Get an AI model instance',
       description:
         'Returns one AI model instance by id, with its status, version and training metrics. An id outside this workspace gives not_found.',
-      inputSchema: { type: 'object', properties: { id: ID_ARGUMENT }, required: ['id'], additionalProperties: false },
-      outputSchema: MODEL,
-      writes: false,
-      async call(identity, args) {
-        return { ...(await models.get(Tenant.of(identity), idArgument(args))) };
-      },
-    },
+      item: MODEL,
+      get: (tenant, id) => models.get(tenant, id),
+    }),
   ];
 }

@@ -3,8 +3,8 @@ import type { AudiencesService } from '../../audiences/audiences.service.js';
 import { CreateAudienceDto, UpdateAudienceDto } from '../../audiences/dto/audience.dto.js';
 import { Tenant } from '../../common/tenancy/tenant.js';
 import { validateDto } from '../../common/validation/validate-dto.js';
-import { ID_ARGUMENT, type JsonSchema, type McpTool, PAGE_ARGUMENTS, pageSchema } from '../mcp-tool.js';
-import { idArgument, listCall, withoutId } from './tool-helpers.js';
+import { ID_ARGUMENT, type JsonSchema, type McpTool } from '../mcp-tool.js';
+import { getTool, idArgument, listTool, withoutId } from './tool-helpers.js';
 
 const AUDIENCE: JsonSchema = {
   type: 'object',
@@ -42,39 +42,28 @@ const WRITABLE: Record<string, JsonSchema> = {
 
 export function audienceTools(audiences: AudiencesService, publicBaseUrl: string): McpTool[] {
   return [
-    {
+    listTool({
       name: 'list_audiences',
       title: 'List audiences',
       description:
         "Lists the workspace's audiences (groups of people to target), newest first, one page at a time. Optional filters narrow the list.",
-      inputSchema: {
-        type: 'object',
-        properties: {
-          status: { type: 'string', enum: ['draft', 'active', 'archived'], description: 'Only audiences in this status.' },
-          source_type: { type: 'string', enum: ['rules', 'model', 'upload'], description: 'Only audiences of this source type.' },
-          search: { type: 'string', description: 'Only audiences whose name contains this text (ignoring case).' },
-          ...PAGE_ARGUMENTS,
-        },
-        additionalProperties: false,
+      filters: {
+        status: { type: 'string', enum: ['draft', 'active', 'archived'], description: 'Only audiences in this status.' },
+        source_type: { type: 'string', enum: ['rules', 'model', 'upload'], description: 'Only audiences of this source type.' },
+        search: { type: 'string', description: 'Only audiences whose name contains this text (ignoring case).' },
       },
-      outputSchema: pageSchema(AUDIENCE),
-      writes: false,
-      async call(identity, args) {
-        const list = listCall(identity, args, '/api/v1/audiences/', publicBaseUrl);
-        return { ...(await audiences.list(list.tenant, parseAudienceFilters(list.query), list.page, list.url)) };
-      },
-    },
-    {
+      item: AUDIENCE,
+      restPath: '/api/v1/audiences/',
+      publicBaseUrl,
+      list: (call) => audiences.list(call.tenant, parseAudienceFilters(call.query), call.page, call.url),
+    }),
+    getTool({
       name: 'get_audience',
       title: 'Get an audience',
       description: 'Returns one audience by id. An id that is not in this workspace gives a not_found error.',
-      inputSchema: { type: 'object', properties: { id: ID_ARGUMENT }, required: ['id'], additionalProperties: false },
-      outputSchema: AUDIENCE,
-      writes: false,
-      async call(identity, args) {
-        return { ...(await audiences.get(Tenant.of(identity), idArgument(args))) };
-      },
-    },
+      item: AUDIENCE,
+      get: (tenant, id) => audiences.get(tenant, id),
+    }),
     {
       name: 'create_audience',
       title: 'Create an audience',

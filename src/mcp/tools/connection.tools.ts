@@ -1,8 +1,7 @@
-import { Tenant } from '../../common/tenancy/tenant.js';
 import { parseConnectionFilters } from '../../connections/connection-filters.js';
 import type { ConnectionsService } from '../../connections/connections.service.js';
-import { ID_ARGUMENT, type JsonSchema, type McpTool, PAGE_ARGUMENTS, pageSchema } from '../mcp-tool.js';
-import { idArgument, listCall } from './tool-helpers.js';
+import { type JsonSchema, type McpTool } from '../mcp-tool.js';
+import { getTool, listTool } from './tool-helpers.js';
 
 const PLATFORMS = ['google_ads', 'meta_ads'];
 const STATUSES = ['active', 'expired', 'revoked', 'error'];
@@ -32,39 +31,28 @@ const CONNECTION: JsonSchema = {
 
 export function connectionTools(connections: ConnectionsService, publicBaseUrl: string): McpTool[] {
   return [
-    {
+    listTool({
       name: 'list_connections',
       title: 'List ad-platform connections',
       description:
         "Lists the workspace's connections to Google Ads and Meta Ads accounts, newest first. Signals and audiences send data through " +
         'these; a signal can only be activated with a connection whose status is "active". Connections are made by people in the web ' +
         'interface, not through tools.',
-      inputSchema: {
-        type: 'object',
-        properties: {
-          platform: { type: 'string', enum: PLATFORMS, description: 'Only connections to this platform.' },
-          status: { type: 'string', enum: STATUSES, description: 'Only connections in this status.' },
-          ...PAGE_ARGUMENTS,
-        },
-        additionalProperties: false,
+      filters: {
+        platform: { type: 'string', enum: PLATFORMS, description: 'Only connections to this platform.' },
+        status: { type: 'string', enum: STATUSES, description: 'Only connections in this status.' },
       },
-      outputSchema: pageSchema(CONNECTION),
-      writes: false,
-      async call(identity, args) {
-        const list = listCall(identity, args, '/api/v1/connections/', publicBaseUrl);
-        return { ...(await connections.list(list.tenant, parseConnectionFilters(list.query), list.page, list.url)) };
-      },
-    },
-    {
+      item: CONNECTION,
+      restPath: '/api/v1/connections/',
+      publicBaseUrl,
+      list: (call) => connections.list(call.tenant, parseConnectionFilters(call.query), call.page, call.url),
+    }),
+    getTool({
       name: 'get_connection',
       title: 'Get a connection',
       description: 'Returns one ad-platform connection by id (never its OAuth tokens). An id outside this workspace gives not_found.',
-      inputSchema: { type: 'object', properties: { id: ID_ARGUMENT }, required: ['id'], additionalProperties: false },
-      outputSchema: CONNECTION,
-      writes: false,
-      async call(identity, args) {
-        return { ...(await connections.get(Tenant.of(identity), idArgument(args))) };
-      },
-    },
+      item: CONNECTION,
+      get: (tenant, id) => connections.get(tenant, id),
+    }),
   ];
 }

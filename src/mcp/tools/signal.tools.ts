@@ -3,8 +3,8 @@ import { validateDto } from '../../common/validation/validate-dto.js';
 import { CreateSignalDto, UpdateSignalDto } from '../../signals/dto/signal.dto.js';
 import { parseSignalFilters } from '../../signals/signal-filters.js';
 import type { SignalsService } from '../../signals/signals.service.js';
-import { ID_ARGUMENT, type JsonSchema, type McpTool, PAGE_ARGUMENTS, pageSchema } from '../mcp-tool.js';
-import { idArgument, listCall, withoutId } from './tool-helpers.js';
+import { ID_ARGUMENT, type JsonSchema, type McpTool } from '../mcp-tool.js';
+import { getTool, idArgument, listTool, withoutId } from './tool-helpers.js';
 
 const STATUS_MEANING = '0 draft, 1 active (sending), 2 paused, 3 failed (set by the platform), 4 archived (final, read-only)';
 
@@ -49,43 +49,32 @@ const WRITABLE: Record<string, JsonSchema> = {
 
 export function signalTools(signals: SignalsService, publicBaseUrl: string): McpTool[] {
   return [
-    {
+    listTool({
       name: 'list_signals',
       title: 'List signals',
       description:
         "Lists the workspace's signals (streams of conversions, values or model scores sent to an ad platform to steer bidding), " +
         `newest first. Status codes: ${STATUS_MEANING}.`,
-      inputSchema: {
-        type: 'object',
-        properties: {
-          status: { type: 'integer', enum: [0, 1, 2, 3, 4], description: 'Only signals with this status code.' },
-          signal_type: { type: 'string', enum: ['conversion', 'value', 'score'], description: 'Only signals of this type.' },
-          model_instance: { type: 'integer', description: 'Only signals using this AI model instance.' },
-          audience: { type: 'integer', description: 'Only signals about this audience.' },
-          connection: { type: 'integer', description: 'Only signals sending to this connection.' },
-          search: { type: 'string', description: 'Only signals whose name contains this text (ignoring case).' },
-          ...PAGE_ARGUMENTS,
-        },
-        additionalProperties: false,
+      filters: {
+        status: { type: 'integer', enum: [0, 1, 2, 3, 4], description: 'Only signals with this status code.' },
+        signal_type: { type: 'string', enum: ['conversion', 'value', 'score'], description: 'Only signals of this type.' },
+        model_instance: { type: 'integer', description: 'Only signals using this AI model instance.' },
+        audience: { type: 'integer', description: 'Only signals about this audience.' },
+        connection: { type: 'integer', description: 'Only signals sending to this connection.' },
+        search: { type: 'string', description: 'Only signals whose name contains this text (ignoring case).' },
       },
-      outputSchema: pageSchema(SIGNAL),
-      writes: false,
-      async call(identity, args) {
-        const list = listCall(identity, args, '/api/v1/signals/', publicBaseUrl);
-        return { ...(await signals.list(list.tenant, parseSignalFilters(list.query), list.page, list.url)) };
-      },
-    },
-    {
+      item: SIGNAL,
+      restPath: '/api/v1/signals/',
+      publicBaseUrl,
+      list: (call) => signals.list(call.tenant, parseSignalFilters(call.query), call.page, call.url),
+    }),
+    getTool({
       name: 'get_signal',
       title: 'Get a signal',
       description: 'Returns one signal by id. An id outside this workspace gives not_found.',
-      inputSchema: { type: 'object', properties: { id: ID_ARGUMENT }, required: ['id'], additionalProperties: false },
-      outputSchema: SIGNAL,
-      writes: false,
-      async call(identity, args) {
-        return { ...(await signals.get(Tenant.of(identity), idArgument(args))) };
-      },
-    },
+      item: SIGNAL,
+      get: (tenant, id) => signals.get(tenant, id),
+    }),
     {
       name: 'create_signal',
       title: 'Create a signal',

@@ -4,7 +4,7 @@ import { parsePageRequest, type PageRequest } from '../../common/pagination/pagi
 import { Tenant } from '../../common/tenancy/tenant.js';
 import { ORDERING_FIELDS } from '../../common/tenancy/tenant-repository.js';
 import { MESSAGES } from '../../common/validation/fields.js';
-import { asQuery } from '../mcp-tool.js';
+import { asQuery, ID_ARGUMENT, type JsonSchema, type McpTool, PAGE_ARGUMENTS, pageSchema } from '../mcp-tool.js';
 
 export interface ListCall {
   tenant: Tenant;
@@ -35,4 +35,56 @@ export function idArgument(args: Record<string, unknown>): number {
 /** The tool's arguments without `id`: the body of an update. */
 export function withoutId(args: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(args).filter(([key]) => key !== 'id'));
+}
+
+interface ListToolSpec {
+  name: string;
+  title: string;
+  description: string;
+  /** The tool's filter arguments; the paging arguments are added. */
+  filters: Record<string, JsonSchema>;
+  item: JsonSchema;
+  /** The equivalent REST list path, for next/previous. */
+  restPath: string;
+  publicBaseUrl: string;
+  /** The service call, with the arguments read as the REST list reads its query string. */
+  list(call: ListCall): Promise<object>;
+}
+
+/** A read-only list tool over the REST list envelope. */
+export function listTool(spec: ListToolSpec): McpTool {
+  return {
+    name: spec.name,
+    title: spec.title,
+    description: spec.description,
+    inputSchema: { type: 'object', properties: { ...spec.filters, ...PAGE_ARGUMENTS }, additionalProperties: false },
+    outputSchema: pageSchema(spec.item),
+    writes: false,
+    async call(identity, args) {
+      return { ...(await spec.list(listCall(identity, args, spec.restPath, spec.publicBaseUrl))) };
+    },
+  };
+}
+
+interface GetToolSpec {
+  name: string;
+  title: string;
+  description: string;
+  item: JsonSchema;
+  get(tenant: Tenant, id: number): Promise<object>;
+}
+
+/** A read-only tool returning one object by id (not_found outside the caller's workspace). */
+export function getTool(spec: GetToolSpec): McpTool {
+  return {
+    name: spec.name,
+    title: spec.title,
+    description: spec.description,
+    inputSchema: { type: 'object', properties: { id: ID_ARGUMENT }, required: ['id'], additionalProperties: false },
+    outputSchema: spec.item,
+    writes: false,
+    async call(identity, args) {
+      return { ...(await spec.get(Tenant.of(identity), idArgument(args))) };
+    },
+  };
 }
