@@ -1,5 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { ClsModule } from 'nestjs-cls';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { DataSource } from 'typeorm';
@@ -10,10 +11,12 @@ import { CredentialCache } from './auth/credential-cache.js';
 import { CREDENTIAL_CACHE } from './auth/credential-cache.token.js';
 import { MemoryRateLimiter, RedisRateLimiter } from './common/rate-limit/rate-limiter.js';
 import { RATE_LIMITER } from './common/rate-limit/rate-limiter.token.js';
+import { TenantContext } from './common/tenancy/tenant-context.js';
 import { Clock } from './common/time/clock.js';
 import type { AppConfig } from './config/app-config.js';
 import { APP_CONFIG } from './config/config.token.js';
 import { ConnectionsModule } from './connections/connections.module.js';
+import { Transactions } from './database/transactions.js';
 import { HealthController } from './health/health.controller.js';
 import { LOGGER } from './logging/logger.token.js';
 import { McpModule } from './mcp/mcp.module.js';
@@ -48,11 +51,14 @@ export class AppModule {
         useValue: redis ? new RedisRateLimiter(redis, `${config.redisKeyPrefix}ratelimit:`) : new MemoryRateLimiter(clock),
       },
       { provide: CREDENTIAL_CACHE, useValue: new CredentialCache((dataSource.options as { url?: string }).url, logger) },
+      { provide: TenantContext, useClass: TenantContext },
+      { provide: Transactions, useClass: Transactions },
     ];
     return {
       module: AppModule,
       global: true,
       imports: [
+        ClsModule.forRoot({ global: true }),
         TypeOrmModule.forRootAsync({
           useFactory: () => dataSource.options,
           dataSourceFactory: async () => dataSource,

@@ -2,11 +2,13 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { ClsServiceManager } from 'nestjs-cls';
 import type { DataSource } from 'typeorm';
 import { AppModule } from './app.module.js';
 import { BODY_LIMIT_BYTES, registerJsonBodyParser } from './common/http/json-body-parser.js';
 import { MethodIndex } from './common/errors/method-index.js';
 import { ProblemDetailsFilter } from './common/errors/problem-details.filter.js';
+import { openRequestContext } from './common/tenancy/request-context.js';
 import { Clock } from './common/time/clock.js';
 import { createValidationPipe } from './common/validation/validation-pipe.js';
 import type { AppConfig } from './config/app-config.js';
@@ -52,6 +54,7 @@ export async function createApp({
   const metrics = new Metrics(() => poolStats(dataSource));
   const inFlight = new InFlightRequests();
   registerRequestHooks(fastify, logger, metrics, inFlight);
+  openRequestContext(fastify, ClsServiceManager.getClsService());
 
   const app = await NestFactory.create<NestFastifyApplication>(
     AppModule.forRoot({ config, dataSource, logger, metrics, redis, clock }),

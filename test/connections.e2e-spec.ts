@@ -1,11 +1,20 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Tenant } from '../src/common/tenancy/tenant.js';
 import type { ConnectionStatus, Platform } from '../src/connections/connection.entity.js';
 import { ConnectionsRepository } from '../src/connections/connections.repository.js';
 import { TokenCipher } from '../src/connections/token-cipher.js';
-import { bearer, createApiKey, createUser, createWorkspace, login, send, type TestUser, type Workspace } from './support/factories.js';
+import {
+  bearer,
+  createApiKey,
+  createUser,
+  createWorkspace,
+  inWorkspace,
+  login,
+  send,
+  type TestUser,
+  type Workspace,
+} from './support/factories.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 
 const BASE = '/api/v1/connections/';
@@ -144,22 +153,27 @@ describe('connections (SPEC section 3)', () => {
   ): Promise<number> {
     const cipher = api.app.get(TokenCipher);
     const platform = options.platform ?? 'google_ads';
-    const connection = await api.app.get(ConnectionsRepository).insertWithTokens(
-      Tenant.forOperator(owner.customerId),
-      {
-        platform,
-        externalAccountId: `${++counter}${randomBytes(3).toString('hex')}`,
-        accountName: options.accountName ?? `Account ${counter}`,
-        status: options.status ?? 'active',
-        scopes: platform === 'google_ads' ? ['https://www.googleapis.com/auth/adwords'] : ['ads_management', 'ads_read'],
-        connectedBy: options.connectedBy ?? null,
-        tokenExpiresAt: options.tokenExpiresAt ?? null,
-        lastRefreshedAt: options.lastRefreshedAt ?? null,
-      },
-      {
-        accessToken: options.accessToken === undefined ? null : cipher.encrypt(options.accessToken),
-        refreshToken: options.refreshToken === undefined ? null : cipher.encrypt(options.refreshToken),
-      },
+    const connection = await inWorkspace(
+      api,
+      owner.customerId,
+      (connections) =>
+        connections.insertWithTokens(
+          {
+            platform,
+            externalAccountId: `${++counter}${randomBytes(3).toString('hex')}`,
+            accountName: options.accountName ?? `Account ${counter}`,
+            status: options.status ?? 'active',
+            scopes: platform === 'google_ads' ? ['https://www.googleapis.com/auth/adwords'] : ['ads_management', 'ads_read'],
+            connectedBy: options.connectedBy ?? null,
+            tokenExpiresAt: options.tokenExpiresAt ?? null,
+            lastRefreshedAt: options.lastRefreshedAt ?? null,
+          },
+          {
+            accessToken: options.accessToken === undefined ? null : cipher.encrypt(options.accessToken),
+            refreshToken: options.refreshToken === undefined ? null : cipher.encrypt(options.refreshToken),
+          },
+        ),
+      ConnectionsRepository,
     );
     return connection.id;
   }

@@ -7,7 +7,6 @@ import type { Query as QueryString } from '../common/http/query-filters.js';
 import { parseAiModelInstanceFilters } from './ai-model-instance-filters.js';
 import { ApiList, requestUrl } from '../common/pagination/list-endpoint.js';
 import { parsePageRequest } from '../common/pagination/pagination.js';
-import { CurrentTenant, type Tenant } from '../common/tenancy/tenant.js';
 import { ORDERING_FIELDS } from '../common/tenancy/tenant-repository.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.token.js';
@@ -32,9 +31,9 @@ export class AiModelInstancesController {
     { name: 'search', description: 'Name contains this text, ignoring letter case.', schema: { type: 'string', maxLength: 255 } },
   ])
   @ApiProblems(400, 404)
-  list(@CurrentTenant() tenant: Tenant, @Query() query: QueryString, @Req() request: FastifyRequest) {
+  list(@Query() query: QueryString, @Req() request: FastifyRequest) {
     const page = parsePageRequest(query, { orderingFields: ORDERING_FIELDS });
-    return this.models.list(tenant, parseAiModelInstanceFilters(query), page, requestUrl(request, this.config.publicBaseUrl));
+    return this.models.list(parseAiModelInstanceFilters(query), page, requestUrl(request, this.config.publicBaseUrl));
   }
 
   @Post()
@@ -45,8 +44,8 @@ export class AiModelInstancesController {
   })
   @ApiCreatedResponse({ type: AiModelInstanceDto })
   @ApiProblems(400, 413, 415)
-  create(@CurrentTenant() tenant: Tenant, @Body() body: CreateAiModelInstanceDto): Promise<AiModelInstanceDto> {
-    return this.models.create(tenant, body);
+  create(@Body() body: CreateAiModelInstanceDto): Promise<AiModelInstanceDto> {
+    return this.models.create(body);
   }
 
   @Get(':id')
@@ -54,8 +53,8 @@ export class AiModelInstancesController {
   @ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 } })
   @ApiOkResponse({ type: AiModelInstanceDto })
   @ApiProblems(404)
-  retrieve(@CurrentTenant() tenant: Tenant, @Param('id', IdPipe) id: number): Promise<AiModelInstanceDto> {
-    return this.models.get(tenant, id);
+  retrieve(@Param('id', IdPipe) id: number): Promise<AiModelInstanceDto> {
+    return this.models.get(id);
   }
 
   @Patch(':id')
@@ -68,12 +67,8 @@ export class AiModelInstancesController {
   @ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 } })
   @ApiOkResponse({ type: AiModelInstanceDto })
   @ApiProblems(400, 404, 413, 415)
-  partialUpdate(
-    @CurrentTenant() tenant: Tenant,
-    @Param('id', IdPipe) id: number,
-    @Body() body: UpdateAiModelInstanceDto,
-  ): Promise<AiModelInstanceDto> {
-    return this.models.update(tenant, id, body);
+  partialUpdate(@Param('id', IdPipe) id: number, @Body() body: UpdateAiModelInstanceDto): Promise<AiModelInstanceDto> {
+    return this.models.update(id, body);
   }
 
   @Delete(':id')
@@ -85,7 +80,7 @@ export class AiModelInstancesController {
   @ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 } })
   @ApiNoContentResponse({ description: 'Deleted.' })
   @ApiProblems(404, 409)
-  destroy(@CurrentTenant() tenant: Tenant, @Param('id', IdPipe) id: number): Promise<void> {
-    return this.models.delete(tenant, id);
+  destroy(@Param('id', IdPipe) id: number): Promise<void> {
+    return this.models.delete(id);
   }
 }

@@ -1,16 +1,16 @@
 import { isDeepStrictEqual } from 'node:util';
 import { Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { ApiError } from '../common/errors/api-error.js';
 import { isForeignKeyViolation } from '../common/errors/database-errors.js';
 import type { Page, PageRequest } from '../common/pagination/pagination.js';
 import { buildPage } from '../common/pagination/pagination.js';
-import type { Tenant } from '../common/tenancy/tenant.js';
 import { toAiModelInstanceDto } from './ai-model-instance.mapper.js';
 import type { AiModelInstance, ModelStatus } from './ai-model-instance.entity.js';
 import { type AiModelInstanceFilters, AiModelInstancesRepository, type AiModelInstanceUsage } from './ai-model-instances.repository.js';
 import type { AiModelInstanceDto, CreateAiModelInstanceDto, UpdateAiModelInstanceDto } from './dto/ai-model-instance.dto.js';
 import { modelTransitionError, startsTraining } from './model-status.js';
+import { Transactions } from '../database/transactions.js';
 
 /** The foreign keys that point at an instance: hitting one on delete means it is still in use. */
 const REFERENCING_CONSTRAINTS = ['audiences_model_instance_fkey', 'signals_model_instance_fkey'];
@@ -19,28 +19,27 @@ const REFERENCING_CONSTRAINTS = ['audiences_model_instance_fkey', 'signals_model
 @Injectable()
 export class AiModelInstancesService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
     private readonly models: AiModelInstancesRepository,
   ) {}
 
-  async list(tenant: Tenant, filters: AiModelInstanceFilters, request: PageRequest, url: URL): Promise<Page<AiModelInstanceDto>> {
-    const { rows, count } = await this.models.list(tenant, filters, request);
+  async list(filters: AiModelInstanceFilters, request: PageRequest, url: URL): Promise<Page<AiModelInstanceDto>> {
+    const { rows, count } = await this.models.list(filters, request);
     return buildPage(request, count, rows.map(toAiModelInstanceDto), url);
   }
 
-  async get(tenant: Tenant, id: number): Promise<AiModelInstanceDto> {
-    const model = await this.models.findById(tenant, id);
+  async get(id: number): Promise<AiModelInstanceDto> {
+    const model = await this.models.findById(id);
     if (!model) throw ApiError.notFound();
     return toAiModelInstanceDto(model);
   }
 
   /** A new instance starts `pending`, or directly in a status reachable from it (training counts as run 1). */
-  async create(tenant: Tenant, input: CreateAiModelInstanceDto): Promise<AiModelInstanceDto> {
+  async create(input: CreateAiModelInstanceDto): Promise<AiModelInstanceDto> {
     const status = input.status ?? 'pending';
     checkTransition('pending', status);
     return this.write(async (manager) => {
       const model = await this.models.insert(
-        tenant,
         {
           name: input.name,
           modelType: input.model_type,
@@ -61,9 +60,9 @@ export class AiModelInstancesService {
    * a 200 (SPEC section 3). The row is locked so concurrent PATCHes queue: each checks its
    * transition, and bumps `version`, against the status the previous one committed.
    */
-  async update(tenant: Tenant, id: number, input: UpdateAiModelInstanceDto): Promise<AiModelInstanceDto> {
+  async update(id: number, input: UpdateAiModelInstanceDto): Promise<AiModelInstanceDto> {
     return this.write(async (manager) => {
-      const model = await this.models.findById(tenant, id, { manager, lock: true });
+      const model = await this.models.findById(id, { manager, lock: true });
       if (!model) throw ApiError.notFound();
       const next: ModelState = {
         name: input.name ?? model.name,
@@ -79,7 +78,7 @@ export class AiModelInstancesService {
 
       const version = model.version + (startsTraining(model.status, next.status) ? 1 : 0);
       Object.assign(model, { ...next, version });
-      return toAiModelInstanceDto(await this.models.save(tenant, model, manager));
+      return toAiModelInstanceDto(await this.models.save(model, manager));
     });
   }
 
@@ -88,20 +87,20 @@ export class AiModelInstancesService {
    * pointing at nothing. The row lock makes a concurrent reference wait for us, and the foreign
    * keys catch one that slipped in before the lock (see `write`).
    */
-  async delete(tenant: Tenant, id: number): Promise<void> {
+  async delete(id: number): Promise<void> {
     await this.write(async (manager) => {
-      const model = await this.models.findById(tenant, id, { manager, lock: true });
+      const model = await this.models.findById(id, { manager, lock: true });
       if (!model) throw ApiError.notFound();
-      const usage = await this.models.usage(tenant, id, manager);
+      const usage = await this.models.usage(id, manager);
       if (usage.audiences > 0 || usage.signals > 0) throw inUse(usage);
-      await this.models.delete(tenant, id, manager);
+      await this.models.delete(id, manager);
     });
   }
 
   /** One transaction per write; a reference that raced the usage check becomes the same 409. */
   private async write<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     try {
-      return await this.dataSource.transaction(work);
+      return await this.transactions.run(work);
     } catch (error) {
       if (REFERENCING_CONSTRAINTS.some((constraint) => isForeignKeyViolation(error, constraint))) throw inUse();
       throw error;

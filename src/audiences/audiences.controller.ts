@@ -6,7 +6,6 @@ import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import type { Query as QueryString } from '../common/http/query-filters.js';
 import { ApiList, requestUrl } from '../common/pagination/list-endpoint.js';
 import { parsePageRequest } from '../common/pagination/pagination.js';
-import { CurrentTenant, type Tenant } from '../common/tenancy/tenant.js';
 import { ORDERING_FIELDS } from '../common/tenancy/tenant-repository.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.token.js';
@@ -33,9 +32,9 @@ export class AudiencesController {
     { name: 'search', description: 'Name contains this text, ignoring letter case.', schema: { type: 'string', maxLength: 255 } },
   ])
   @ApiProblems(400, 404)
-  list(@CurrentTenant() tenant: Tenant, @Query() query: QueryString, @Req() request: FastifyRequest) {
+  list(@Query() query: QueryString, @Req() request: FastifyRequest) {
     const page = parsePageRequest(query, { orderingFields: ORDERING_FIELDS });
-    return this.audiences.list(tenant, parseAudienceFilters(query), page, requestUrl(request, this.config.publicBaseUrl));
+    return this.audiences.list(parseAudienceFilters(query), page, requestUrl(request, this.config.publicBaseUrl));
   }
 
   @Post()
@@ -43,8 +42,8 @@ export class AudiencesController {
   @ApiOperation({ summary: 'Create an audience' })
   @ApiCreatedResponse({ type: AudienceDto })
   @ApiProblems(400, 413, 415)
-  create(@CurrentTenant() tenant: Tenant, @Body() body: CreateAudienceDto): Promise<AudienceDto> {
-    return this.audiences.create(tenant, body);
+  create(@Body() body: CreateAudienceDto): Promise<AudienceDto> {
+    return this.audiences.create(body);
   }
 
   @Get(':id')
@@ -52,8 +51,8 @@ export class AudiencesController {
   @ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 } })
   @ApiOkResponse({ type: AudienceDto })
   @ApiProblems(404)
-  retrieve(@CurrentTenant() tenant: Tenant, @Param('id', IdPipe) id: number): Promise<AudienceDto> {
-    return this.audiences.get(tenant, id);
+  retrieve(@Param('id', IdPipe) id: number): Promise<AudienceDto> {
+    return this.audiences.get(id);
   }
 
   @Patch(':id')
@@ -65,8 +64,8 @@ export class AudiencesController {
   @ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 } })
   @ApiOkResponse({ type: AudienceDto })
   @ApiProblems(400, 404, 413, 415)
-  partialUpdate(@CurrentTenant() tenant: Tenant, @Param('id', IdPipe) id: number, @Body() body: UpdateAudienceDto): Promise<AudienceDto> {
-    return this.audiences.update(tenant, id, body);
+  partialUpdate(@Param('id', IdPipe) id: number, @Body() body: UpdateAudienceDto): Promise<AudienceDto> {
+    return this.audiences.update(id, body);
   }
 
   @Delete(':id')
@@ -75,7 +74,7 @@ export class AudiencesController {
   @ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 } })
   @ApiNoContentResponse({ description: 'Deleted.' })
   @ApiProblems(404, 409)
-  destroy(@CurrentTenant() tenant: Tenant, @Param('id', IdPipe) id: number): Promise<void> {
-    return this.audiences.delete(tenant, id);
+  destroy(@Param('id', IdPipe) id: number): Promise<void> {
+    return this.audiences.delete(id);
   }
 }

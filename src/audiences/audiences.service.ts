@@ -1,12 +1,11 @@
 import { isDeepStrictEqual } from 'node:util';
 import { Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { AiModelInstancesRepository } from '../ai-model-instances/ai-model-instances.repository.js';
 import { ApiError, type FieldErrors } from '../common/errors/api-error.js';
 import { constraintOf, isForeignKeyViolation, isUniqueViolation } from '../common/errors/database-errors.js';
 import type { Page, PageRequest } from '../common/pagination/pagination.js';
 import { buildPage } from '../common/pagination/pagination.js';
-import type { Tenant } from '../common/tenancy/tenant.js';
 import { MESSAGES } from '../common/validation/fields.js';
 import { ConnectionsRepository } from '../connections/connections.repository.js';
 import { toAudienceDto } from './audience.mapper.js';
@@ -14,6 +13,7 @@ import { audienceTransitionError } from './audience-status.js';
 import { Audience } from './audience.entity.js';
 import { type AudienceFilters, AudiencesRepository } from './audiences.repository.js';
 import type { AudienceDto, CreateAudienceDto, UpdateAudienceDto } from './dto/audience.dto.js';
+import { Transactions } from '../database/transactions.js';
 
 const NAME_TAKEN = 'An audience with this name already exists.';
 
@@ -21,14 +21,14 @@ const NAME_TAKEN = 'An audience with this name already exists.';
 @Injectable()
 export class AudiencesService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
     private readonly audiences: AudiencesRepository,
     private readonly models: AiModelInstancesRepository,
     private readonly connections: ConnectionsRepository,
   ) {}
 
-  async list(tenant: Tenant, filters: AudienceFilters, request: PageRequest, url: URL): Promise<Page<AudienceDto>> {
-    const { rows, count } = await this.audiences.list(tenant, filters, request);
+  async list(filters: AudienceFilters, request: PageRequest, url: URL): Promise<Page<AudienceDto>> {
+    const { rows, count } = await this.audiences.list(filters, request);
     return buildPage(
       request,
       count,
@@ -37,13 +37,13 @@ export class AudiencesService {
     );
   }
 
-  async get(tenant: Tenant, id: number): Promise<AudienceDto> {
-    const audience = await this.audiences.findById(tenant, id);
+  async get(id: number): Promise<AudienceDto> {
+    const audience = await this.audiences.findById(id);
     if (!audience) throw ApiError.notFound();
-    return this.present(tenant, audience);
+    return this.present(audience);
   }
 
-  async create(tenant: Tenant, input: CreateAudienceDto): Promise<AudienceDto> {
+  async create(input: CreateAudienceDto): Promise<AudienceDto> {
     if (input.status !== undefined) this.checkTransition('draft', input.status);
     const state: AudienceState = {
       name: input.name,
@@ -55,10 +55,9 @@ export class AudiencesService {
       status: input.status ?? 'draft',
       connections: input.connections ?? [],
     };
-    return this.write(tenant, async (manager) => {
-      await this.validate(tenant, state, undefined, manager);
+    return this.write(async (manager) => {
+      await this.validate(state, undefined, manager);
       const audience = await this.audiences.insert(
-        tenant,
         {
           name: state.name,
           description: state.description,
@@ -70,7 +69,7 @@ export class AudiencesService {
         },
         manager,
       );
-      await this.audiences.replaceConnections(tenant, audience.id, state.connections, manager);
+      await this.audiences.replaceConnections(audience.id, state.connections, manager);
       return toAudienceDto(
         audience,
         [...state.connections].sort((a, b) => a - b),
@@ -82,11 +81,11 @@ export class AudiencesService {
    * PATCH: the merged state is validated as a whole. An archived audience is read-only: a change
    * is a 400, a PATCH that changes nothing is a 200 (SPEC section 3).
    */
-  async update(tenant: Tenant, id: number, input: UpdateAudienceDto): Promise<AudienceDto> {
-    return this.write(tenant, async (manager) => {
-      const audience = await this.audiences.findById(tenant, id, { manager, lock: true });
+  async update(id: number, input: UpdateAudienceDto): Promise<AudienceDto> {
+    return this.write(async (manager) => {
+      const audience = await this.audiences.findById(id, { manager, lock: true });
       if (!audience) throw ApiError.notFound();
-      const currentConnections = (await this.audiences.connectionIds(tenant, [id], manager)).get(id) ?? [];
+      const currentConnections = (await this.audiences.connectionIds([id], manager)).get(id) ?? [];
       const next: AudienceState = {
         name: input.name ?? audience.name,
         description: input.description ?? audience.description,
@@ -102,7 +101,7 @@ export class AudiencesService {
       if (!changed) return toAudienceDto(audience, currentConnections);
       if (audience.status === 'archived') throw ApiError.field('status', 'This audience is archived and cannot be changed.');
       this.checkTransition(audience.status, next.status);
-      await this.validate(tenant, next, id, manager);
+      await this.validate(next, id, manager);
 
       Object.assign(audience, {
         name: next.name,
@@ -113,8 +112,8 @@ export class AudiencesService {
         minScore: next.minScore,
         status: next.status,
       });
-      const saved = await this.audiences.save(tenant, audience, manager);
-      if (connectionsChanged) await this.audiences.replaceConnections(tenant, id, next.connections, manager);
+      const saved = await this.audiences.save(audience, manager);
+      if (connectionsChanged) await this.audiences.replaceConnections(id, next.connections, manager);
       return toAudienceDto(
         saved,
         [...next.connections].sort((a, b) => a - b),
@@ -123,18 +122,18 @@ export class AudiencesService {
   }
 
   /** 409 while a signal still points at the audience: deleting it would silently rewire them. */
-  async delete(tenant: Tenant, id: number): Promise<void> {
-    await this.write(tenant, async (manager) => {
-      const audience = await this.audiences.findById(tenant, id, { manager, lock: true });
+  async delete(id: number): Promise<void> {
+    await this.write(async (manager) => {
+      const audience = await this.audiences.findById(id, { manager, lock: true });
       if (!audience) throw ApiError.notFound();
-      const signals = await this.audiences.signalCount(tenant, id, manager);
+      const signals = await this.audiences.signalCount(id, manager);
       if (signals > 0) throw ApiError.conflict(`This audience is used by ${signals} signal(s); remove it from them first.`);
-      await this.audiences.delete(tenant, id, manager);
+      await this.audiences.delete(id, manager);
     });
   }
 
-  private async present(tenant: Tenant, audience: Audience): Promise<AudienceDto> {
-    const links = await this.audiences.connectionIds(tenant, [audience.id]);
+  private async present(audience: Audience): Promise<AudienceDto> {
+    const links = await this.audiences.connectionIds([audience.id]);
     return toAudienceDto(audience, links.get(audience.id) ?? []);
   }
 
@@ -144,30 +143,27 @@ export class AudiencesService {
   }
 
   /** Cross-field rules and references, all reported together. Another workspace's id reads exactly like a missing one. */
-  private async validate(tenant: Tenant, state: AudienceState, id: number | undefined, manager: EntityManager): Promise<void> {
+  private async validate(state: AudienceState, id: number | undefined, manager: EntityManager): Promise<void> {
     const errors: FieldErrors = {};
     if (state.sourceType === 'model' && state.modelInstanceId === null)
       errors.model_instance = ['This field is required when source_type is "model".'];
     if (state.sourceType !== 'model' && state.minScore !== null) errors.min_score = ['Only allowed when source_type is "model".'];
-    if (
-      state.modelInstanceId !== null &&
-      !(await this.models.existingIds(tenant, [state.modelInstanceId], manager)).has(state.modelInstanceId)
-    ) {
+    if (state.modelInstanceId !== null && !(await this.models.existingIds([state.modelInstanceId], manager)).has(state.modelInstanceId)) {
       errors.model_instance = [MESSAGES.doesNotExist(state.modelInstanceId)];
     }
     if (state.connections.length > 0) {
-      const existing = await this.connections.existingIds(tenant, state.connections, manager);
+      const existing = await this.connections.existingIds(state.connections, manager);
       const missing = state.connections.filter((connectionId) => !existing.has(connectionId));
       if (missing.length > 0) errors.connections = missing.map((connectionId) => MESSAGES.doesNotExist(connectionId));
     }
-    if (await this.audiences.nameTaken(tenant, state.name, id, manager)) errors.name = [NAME_TAKEN];
+    if (await this.audiences.nameTaken(state.name, id, manager)) errors.name = [NAME_TAKEN];
     if (Object.keys(errors).length > 0) throw ApiError.validation(errors);
   }
 
   /** One transaction per write; constraint races become the same 400s the checks give. */
-  private async write<T>(tenant: Tenant, work: (manager: EntityManager) => Promise<T>): Promise<T> {
+  private async write<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     try {
-      return await this.dataSource.transaction(work);
+      return await this.transactions.run(work);
     } catch (error) {
       if (isUniqueViolation(error, 'audiences_customer_name_lower_key')) throw ApiError.field('name', NAME_TAKEN);
       if (isForeignKeyViolation(error)) {

@@ -3,6 +3,8 @@ import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../common/errors/api-error.js';
+import { Tenant } from '../common/tenancy/tenant.js';
+import { TenantContext } from '../common/tenancy/tenant-context.js';
 import { McpTokensService } from '../mcp-tokens/mcp-tokens.service.js';
 import { ACCESS, type Access, LIMIT_BY_IP } from './access.decorators.js';
 import type { Identity } from './identity.js';
@@ -43,6 +45,7 @@ export class AuthenticationGuard implements CanActivate {
     private readonly reflector: Reflector,
     @Inject(RequestRateLimit) private readonly rateLimit: RequestRateLimit,
     private readonly mcpTokens: McpTokensService,
+    private readonly tenants: TenantContext,
   ) {}
 
   /** /mcp takes a personal MCP token and nothing else: a JWT or an API key there is a 401 too. */
@@ -71,6 +74,7 @@ export class AuthenticationGuard implements CanActivate {
     const header = request.headers.authorization;
     if (access === 'mcp') {
       request.identity = await this.authenticateMcp(header);
+      this.tenants.enter(Tenant.of(request.identity));
       await this.rateLimit.consume(rateLimitKey(request.identity), reply);
       return true;
     }
@@ -87,6 +91,7 @@ export class AuthenticationGuard implements CanActivate {
     await authenticator.canActivate(context);
     const identity = (request as FastifyRequest & { user?: Identity }).user!;
     request.identity = identity;
+    this.tenants.enter(Tenant.of(identity));
 
     await this.rateLimit.consume(rateLimitKey(identity), reply);
     authorize(identity, access, request.method);

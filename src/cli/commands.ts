@@ -164,9 +164,22 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
       const externalAccountId = requiredOption(args, 'account-id');
       const accountName = requiredOption(args, 'account-name');
       const dataSource = await context.dataSource();
+      const { ClsServiceManager } = await import('nestjs-cls');
+      const { Tenant } = await import('../common/tenancy/tenant.js');
+      const { TenantContext } = await import('../common/tenancy/tenant-context.js');
+      const { Connection } = await import('../connections/connection.entity.js');
+      const { ConnectionsRepository } = await import('../connections/connections.repository.js');
+      const { CustomersService } = await import('../customers/customers.service.js');
       const { registerExternalConnection } = await import('../connections/external-connections.js');
       const { toConnectionDto } = await import('../connections/connection.mapper.js');
-      return toConnectionDto(await registerExternalConnection(dataSource, { customerId, platform, externalAccountId, accountName }));
+      // The operator names the workspace; everything below runs in it, as a request would.
+      const tenants = new TenantContext(ClsServiceManager.getClsService());
+      const connections = new ConnectionsRepository(dataSource.getRepository(Connection), tenants);
+      const customers = new CustomersService(dataSource);
+      const connection = await tenants.run(Tenant.forOperator(customerId), () =>
+        registerExternalConnection(connections, (id) => customers.exists(id), { customerId, platform, externalAccountId, accountName }),
+      );
+      return toConnectionDto(connection);
     },
   },
   migrate: {

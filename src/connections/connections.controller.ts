@@ -6,7 +6,6 @@ import type { Query as QueryString } from '../common/http/query-filters.js';
 import { parseConnectionFilters } from './connection-filters.js';
 import { ApiList, requestUrl } from '../common/pagination/list-endpoint.js';
 import { parsePageRequest } from '../common/pagination/pagination.js';
-import { CurrentTenant, type Tenant } from '../common/tenancy/tenant.js';
 import { ORDERING_FIELDS } from '../common/tenancy/tenant-repository.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.token.js';
@@ -44,9 +43,9 @@ export class ConnectionsController {
     { name: 'status', description: 'Only this status.', schema: { type: 'string', enum: [...CONNECTION_STATUSES] } },
   ])
   @ApiProblems(400, 404)
-  list(@CurrentTenant() tenant: Tenant, @Query() query: QueryString, @Req() request: FastifyRequest) {
+  list(@Query() query: QueryString, @Req() request: FastifyRequest) {
     const page = parsePageRequest(query, { orderingFields: ORDERING_FIELDS });
-    return this.connections.list(tenant, parseConnectionFilters(query), page, requestUrl(request, this.config.publicBaseUrl));
+    return this.connections.list(parseConnectionFilters(query), page, requestUrl(request, this.config.publicBaseUrl));
   }
 
   @Get(':id')
@@ -54,8 +53,8 @@ export class ConnectionsController {
   @ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 } })
   @ApiOkResponse({ type: ConnectionDto })
   @ApiProblems(404)
-  retrieve(@CurrentTenant() tenant: Tenant, @Param('id', IdPipe) id: number): Promise<ConnectionDto> {
-    return this.connections.get(tenant, id);
+  retrieve(@Param('id', IdPipe) id: number): Promise<ConnectionDto> {
+    return this.connections.get(id);
   }
 
   @Patch(':id')
@@ -66,12 +65,8 @@ export class ConnectionsController {
   @ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 } })
   @ApiOkResponse({ type: ConnectionDto })
   @ApiProblems(400, 404, 413, 415)
-  partialUpdate(
-    @CurrentTenant() tenant: Tenant,
-    @Param('id', IdPipe) id: number,
-    @Body() body: UpdateConnectionDto,
-  ): Promise<ConnectionDto> {
-    return this.connections.update(tenant, id, body);
+  partialUpdate(@Param('id', IdPipe) id: number, @Body() body: UpdateConnectionDto): Promise<ConnectionDto> {
+    return this.connections.update(id, body);
   }
 
   @Delete(':id')
@@ -86,7 +81,7 @@ export class ConnectionsController {
   @ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 } })
   @ApiNoContentResponse({ description: 'Deleted.' })
   @ApiProblems(404)
-  destroy(@CurrentTenant() tenant: Tenant, @Param('id', IdPipe) id: number): Promise<void> {
-    return this.connections.delete(tenant, id);
+  destroy(@Param('id', IdPipe) id: number): Promise<void> {
+    return this.connections.delete(id);
   }
 }

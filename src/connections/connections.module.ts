@@ -1,4 +1,7 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { Signal } from '../signals/signal.entity.js';
+import { Connection } from './connection.entity.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.token.js';
 import { SignalsRepository } from '../signals/signals.repository.js';
@@ -9,6 +12,7 @@ import { ProviderRevoker } from './provider-revoker.js';
 import { TokenCipher } from './token-cipher.js';
 
 @Module({
+  imports: [TypeOrmModule.forFeature([Connection, Signal])],
   controllers: [ConnectionsController],
   providers: [
     ConnectionsRepository,

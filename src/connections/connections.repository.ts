@@ -1,11 +1,13 @@
-import { Injectable } from '../common/nest/light.js';
-import { DataSource, type EntityManager } from 'typeorm';
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import type { EntityManager, Repository } from 'typeorm';
 import type { PageRequest } from '../common/pagination/pagination.js';
-import type { Tenant } from '../common/tenancy/tenant.js';
+import { TenantContext } from '../common/tenancy/tenant-context.js';
 import {
   DEFAULT_ORDERING_COLUMNS,
-  type OrderingColumns,
   type ListCondition,
+  type ListResult,
+  type OrderingColumns,
   TenantRepository,
 } from '../common/tenancy/tenant-repository.js';
 import { Connection, type ConnectionStatus, type Platform } from './connection.entity.js';
@@ -29,40 +31,37 @@ export type NewConnection = Pick<Connection, 'platform' | 'externalAccountId' | 
   Partial<Pick<Connection, 'status' | 'scopes' | 'connectedBy' | 'tokenExpiresAt' | 'lastRefreshedAt'>>;
 
 /** Connections have no `name`: the SPEC's `ordering=name` sorts by the account name. */
-const ORDERING_COLUMNS: OrderingColumns = { ...DEFAULT_ORDERING_COLUMNS, name: 'accountName' };
+const ORDERING_COLUMNS: OrderingColumns<Connection> = { ...DEFAULT_ORDERING_COLUMNS, name: 'accountName' };
 
 /** All SQL about ad-platform connections. */
 @Injectable()
 export class ConnectionsRepository extends TenantRepository<Connection> {
-  constructor(private readonly database: DataSource) {
-    super(database, Connection, 'connection');
+  constructor(@InjectRepository(Connection) connections: Repository<Connection>, tenants: TenantContext) {
+    super(connections, tenants, 'connection');
   }
 
-  list(tenant: Tenant, filters: ConnectionFilters, request: PageRequest) {
+  list(filters: ConnectionFilters, request: PageRequest): Promise<ListResult<Connection>> {
     // Another workspace's `?customer=` can match nothing (SPEC section 1).
-    if (filters.customerId !== undefined && filters.customerId !== tenant.customerId)
-      return Promise.resolve({ rows: [] as Connection[], count: 0 });
-    const conditions: ListCondition[] = [];
+    if (filters.customerId !== undefined && filters.customerId !== this.tenant.customerId) return Promise.resolve({ rows: [], count: 0 });
+    const conditions: ListCondition<Connection>[] = [];
     if (filters.platform !== undefined) conditions.push({ property: 'platform', operator: '=', value: filters.platform });
     if (filters.status !== undefined) conditions.push({ property: 'status', operator: '=', value: filters.status });
-    return this.listPage(tenant, conditions, request, {
-      columns: ORDERING_COLUMNS,
-      counted: filters.platform === undefined ? { tenant, status: filters.status } : undefined,
-    });
+    return this.listPage(conditions, request, { columns: ORDERING_COLUMNS });
+  }
+
+  /** The tenant's connection to this account of this platform, if any. */
+  findByAccount(platform: Platform, externalAccountId: string): Promise<Connection | null> {
+    return this.query()
+      .andWhere('connection.platform = :platform AND connection.externalAccountId = :externalAccountId', { platform, externalAccountId })
+      .getOne();
   }
 
   /**
    * Inserts a connection with its OAuth tokens. The token parameters only take TokenCipher output,
    * so plaintext cannot reach the table. The returned object carries no token, like every read.
    */
-  async insertWithTokens(
-    tenant: Tenant,
-    values: NewConnection,
-    tokens: Partial<StoredTokens>,
-    manager: EntityManager = this.database.manager,
-  ): Promise<Connection> {
+  async insertWithTokens(values: NewConnection, tokens: Partial<StoredTokens>, manager?: EntityManager): Promise<Connection> {
     const saved = await this.insert(
-      tenant,
       { ...values, accessTokenEncrypted: tokens.accessToken ?? null, refreshTokenEncrypted: tokens.refreshToken ?? null },
       manager,
     );
@@ -72,8 +71,8 @@ export class ConnectionsRepository extends TenantRepository<Connection> {
   }
 
   /** The encrypted tokens (columns that are `select: false`), or null when the connection is not the tenant's. */
-  async storedTokens(tenant: Tenant, id: number, manager?: EntityManager): Promise<StoredTokens | null> {
-    const row = await this.query(tenant, manager)
+  async storedTokens(id: number, manager?: EntityManager): Promise<StoredTokens | null> {
+    const row = await this.query(manager)
       .select(['connection.customerId', 'connection.id', 'connection.accessTokenEncrypted', 'connection.refreshTokenEncrypted'])
       .andWhere('connection.id = :id', { id })
       .getOne();

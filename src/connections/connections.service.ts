@@ -1,43 +1,42 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { ApiError } from '../common/errors/api-error.js';
 import { buildPage, type Page, type PageRequest } from '../common/pagination/pagination.js';
-import type { Tenant } from '../common/tenancy/tenant.js';
 import { SignalsRepository } from '../signals/signals.repository.js';
 import { toConnectionDto } from './connection.mapper.js';
 import { type ConnectionFilters, ConnectionsRepository } from './connections.repository.js';
 import type { ConnectionDto, UpdateConnectionDto } from './dto/connection.dto.js';
 import { ProviderRevoker } from './provider-revoker.js';
+import { Transactions } from '../database/transactions.js';
 
 /** The rules of SPEC section 3 for connections, shared by the REST controller and the MCP tools. */
 @Injectable()
 export class ConnectionsService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
     private readonly connections: ConnectionsRepository,
     private readonly signals: SignalsRepository,
     private readonly revoker: ProviderRevoker,
   ) {}
 
-  async list(tenant: Tenant, filters: ConnectionFilters, request: PageRequest, url: URL): Promise<Page<ConnectionDto>> {
-    const { rows, count } = await this.connections.list(tenant, filters, request);
+  async list(filters: ConnectionFilters, request: PageRequest, url: URL): Promise<Page<ConnectionDto>> {
+    const { rows, count } = await this.connections.list(filters, request);
     return buildPage(request, count, rows.map(toConnectionDto), url);
   }
 
-  async get(tenant: Tenant, id: number): Promise<ConnectionDto> {
-    const connection = await this.connections.findById(tenant, id);
+  async get(id: number): Promise<ConnectionDto> {
+    const connection = await this.connections.findById(id);
     if (!connection) throw ApiError.notFound();
     return toConnectionDto(connection);
   }
 
   /** Only the display name is the client's; a PATCH that changes nothing leaves updated_at alone. */
-  async update(tenant: Tenant, id: number, input: UpdateConnectionDto): Promise<ConnectionDto> {
-    return this.dataSource.transaction(async (manager) => {
-      const connection = await this.connections.findById(tenant, id, { manager, lock: true });
+  async update(id: number, input: UpdateConnectionDto): Promise<ConnectionDto> {
+    return this.transactions.run(async (manager) => {
+      const connection = await this.connections.findById(id, { manager, lock: true });
       if (!connection) throw ApiError.notFound();
       if (input.account_name === undefined || input.account_name === connection.accountName) return toConnectionDto(connection);
       connection.accountName = input.account_name;
-      return toConnectionDto(await this.connections.save(tenant, connection, manager));
+      return toConnectionDto(await this.connections.save(connection, manager));
     });
   }
 
@@ -48,15 +47,15 @@ export class ConnectionsService {
    * concurrent signal insert referencing it wait and then fail its foreign key, signals using it
    * are detached and paused, and it is deleted (audience links cascade).
    */
-  async delete(tenant: Tenant, id: number): Promise<void> {
-    const connection = await this.connections.findById(tenant, id);
+  async delete(id: number): Promise<void> {
+    const connection = await this.connections.findById(id);
     if (!connection) throw ApiError.notFound();
-    const tokens = await this.connections.storedTokens(tenant, id);
+    const tokens = await this.connections.storedTokens(id);
     if (tokens) await this.revoker.revoke(connection, tokens);
-    await this.dataSource.transaction(async (manager) => {
-      if (!(await this.connections.findById(tenant, id, { manager, lock: true }))) throw ApiError.notFound();
-      await this.signals.detachConnection(tenant, id, manager);
-      await this.connections.delete(tenant, id, manager);
+    await this.transactions.run(async (manager) => {
+      if (!(await this.connections.findById(id, { manager, lock: true }))) throw ApiError.notFound();
+      await this.signals.detachConnection(id, manager);
+      await this.connections.delete(id, manager);
     });
   }
 }

@@ -6,7 +6,6 @@ import type { Query as QueryString } from '../common/http/query-filters.js';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import { ApiList, requestUrl } from '../common/pagination/list-endpoint.js';
 import { parsePageRequest } from '../common/pagination/pagination.js';
-import { CurrentTenant, type Tenant } from '../common/tenancy/tenant.js';
 import { ORDERING_FIELDS } from '../common/tenancy/tenant-repository.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.token.js';
@@ -39,9 +38,9 @@ export class SignalsController {
     { name: 'search', description: 'Name contains this text, ignoring letter case.', schema: { type: 'string', maxLength: 255 } },
   ])
   @ApiProblems(400, 404)
-  list(@CurrentTenant() tenant: Tenant, @Query() query: QueryString, @Req() request: FastifyRequest) {
+  list(@Query() query: QueryString, @Req() request: FastifyRequest) {
     const page = parsePageRequest(query, { orderingFields: ORDERING_FIELDS });
-    return this.signals.list(tenant, parseSignalFilters(query), page, requestUrl(request, this.config.publicBaseUrl));
+    return this.signals.list(parseSignalFilters(query), page, requestUrl(request, this.config.publicBaseUrl));
   }
 
   @Post()
@@ -55,8 +54,8 @@ export class SignalsController {
   })
   @ApiCreatedResponse({ type: SignalDto, description: 'The new signal.' })
   @ApiProblems(400, 413, 415)
-  create(@CurrentTenant() tenant: Tenant, @Body() body: CreateSignalDto): Promise<SignalDto> {
-    return this.signals.create(tenant, body);
+  create(@Body() body: CreateSignalDto): Promise<SignalDto> {
+    return this.signals.create(body);
   }
 
   @Get(':id')
@@ -64,8 +63,8 @@ export class SignalsController {
   @ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 } })
   @ApiOkResponse({ type: SignalDto, description: 'The signal.' })
   @ApiProblems(404)
-  retrieve(@CurrentTenant() tenant: Tenant, @Param('id', IdPipe) id: number): Promise<SignalDto> {
-    return this.signals.get(tenant, id);
+  retrieve(@Param('id', IdPipe) id: number): Promise<SignalDto> {
+    return this.signals.get(id);
   }
 
   @Patch(':id')
@@ -80,8 +79,8 @@ export class SignalsController {
   @ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 } })
   @ApiOkResponse({ type: SignalDto, description: 'The signal as it is now.' })
   @ApiProblems(400, 404, 413, 415)
-  partialUpdate(@CurrentTenant() tenant: Tenant, @Param('id', IdPipe) id: number, @Body() body: UpdateSignalDto): Promise<SignalDto> {
-    return this.signals.update(tenant, id, body);
+  partialUpdate(@Param('id', IdPipe) id: number, @Body() body: UpdateSignalDto): Promise<SignalDto> {
+    return this.signals.update(id, body);
   }
 
   @Delete(':id')
@@ -90,7 +89,7 @@ export class SignalsController {
   @ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 } })
   @ApiNoContentResponse({ description: 'Deleted.' })
   @ApiProblems(404)
-  destroy(@CurrentTenant() tenant: Tenant, @Param('id', IdPipe) id: number): Promise<void> {
-    return this.signals.delete(tenant, id);
+  destroy(@Param('id', IdPipe) id: number): Promise<void> {
+    return this.signals.delete(id);
   }
 }

@@ -1,4 +1,6 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { Signal } from './signal.entity.js';
 import { AiModelInstancesModule } from '../ai-model-instances/ai-model-instances.module.js';
 import { AudiencesModule } from '../audiences/audiences.module.js';
 import { ConnectionsModule } from '../connections/connections.module.js';
@@ -7,7 +9,7 @@ import { SignalsRepository } from './signals.repository.js';
 import { SignalsService } from './signals.service.js';
 
 @Module({
-  imports: [AiModelInstancesModule, ConnectionsModule, AudiencesModule],
+  imports: [TypeOrmModule.forFeature([Signal]), AiModelInstancesModule, ConnectionsModule, AudiencesModule],
   controllers: [SignalsController],
   providers: [SignalsService, SignalsRepository],
   exports: [SignalsService, SignalsRepository],

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
+import { InjectRepository } from '@nestjs/typeorm';
+import type { EntityManager, Repository } from 'typeorm';
 import type { PageRequest } from '../common/pagination/pagination.js';
-import type { Tenant } from '../common/tenancy/tenant.js';
-import { type ListCondition, TenantRepository } from '../common/tenancy/tenant-repository.js';
+import { TenantContext } from '../common/tenancy/tenant-context.js';
+import { type ListCondition, type ListResult, TenantRepository } from '../common/tenancy/tenant-repository.js';
 import { Signal, SignalStatus, type SignalStatusCode, type SignalType } from './signal.entity.js';
 
 export interface SignalFilters {
@@ -18,13 +19,13 @@ export interface SignalFilters {
 /** All SQL about signals. */
 @Injectable()
 export class SignalsRepository extends TenantRepository<Signal> {
-  constructor(dataSource: DataSource) {
-    super(dataSource, Signal, 'signal');
+  constructor(@InjectRepository(Signal) signals: Repository<Signal>, tenants: TenantContext) {
+    super(signals, tenants, 'signal');
   }
 
   /** Each filter is served by a (customer_id, …) index of the signals table. */
-  list(tenant: Tenant, filters: SignalFilters, request: PageRequest) {
-    const conditions: ListCondition[] = [];
+  list(filters: SignalFilters, request: PageRequest): Promise<ListResult<Signal>> {
+    const conditions: ListCondition<Signal>[] = [];
     if (filters.status !== undefined) conditions.push({ property: 'status', operator: '=', value: filters.status });
     if (filters.signalType !== undefined) conditions.push({ property: 'signalType', operator: '=', value: filters.signalType });
     if (filters.modelInstanceId !== undefined)
@@ -32,17 +33,14 @@ export class SignalsRepository extends TenantRepository<Signal> {
     if (filters.audienceId !== undefined) conditions.push({ property: 'audienceId', operator: '=', value: filters.audienceId });
     if (filters.connectionId !== undefined) conditions.push({ property: 'connectionId', operator: '=', value: filters.connectionId });
     if (filters.search !== undefined) conditions.push({ property: 'name', operator: 'ILIKE', value: filters.search });
-    const statusOnly = [filters.signalType, filters.modelInstanceId, filters.audienceId, filters.connectionId, filters.search].every(
-      (filter) => filter === undefined,
-    );
-    return this.listPage(tenant, conditions, request, { counted: statusOnly ? { tenant, status: filters.status } : undefined });
+    return this.listPage(conditions, request);
   }
 
   /**
    * SPEC section 3: deleting a connection clears the connection of every signal that used it and
    * pauses those that were active. Runs in the caller's transaction; returns the signals touched.
    */
-  async detachConnection(tenant: Tenant, connectionId: number, manager: EntityManager): Promise<number> {
+  async detachConnection(connectionId: number, manager: EntityManager): Promise<number> {
     const result = await manager
       .createQueryBuilder()
       .update(Signal)
@@ -50,7 +48,7 @@ export class SignalsRepository extends TenantRepository<Signal> {
         connectionId: null,
         status: () => `CASE WHEN status = ${SignalStatus.active} THEN ${SignalStatus.paused} ELSE status END`,
       })
-      .where('customer_id = :customerId AND connection_id = :connectionId', { customerId: tenant.customerId, connectionId })
+      .where('customer_id = :customerId AND connection_id = :connectionId', { customerId: this.tenant.customerId, connectionId })
       .execute();
     return result.affected ?? 0;
   }

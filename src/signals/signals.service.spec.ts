@@ -1,9 +1,9 @@
-import type { DataSource, EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import type { AiModelInstancesRepository } from '../ai-model-instances/ai-model-instances.repository.js';
 import type { AudiencesRepository } from '../audiences/audiences.repository.js';
 import { ApiError } from '../common/errors/api-error.js';
-import { Tenant } from '../common/tenancy/tenant.js';
 import type { ConnectionsRepository } from '../connections/connections.repository.js';
+import type { Transactions } from '../database/transactions.js';
 import type { SignalsRepository } from './signals.repository.js';
 import { SignalsService } from './signals.service.js';
 
@@ -13,10 +13,9 @@ import { SignalsService } from './signals.service.js';
  * composite foreign key, as it would in PostgreSQL.
  */
 describe('SignalsService foreign key races', () => {
-  const tenant = Tenant.forOperator(1);
   const manager = {} as EntityManager;
-  const dataSource = { transaction: (work: (manager: EntityManager) => Promise<unknown>) => work(manager) } as unknown as DataSource;
-  const everyId = { existingIds: async (_tenant: Tenant, ids: number[]) => new Set(ids) };
+  const transactions = { run: (work: (manager: EntityManager) => Promise<unknown>) => work(manager) } as unknown as Transactions;
+  const everyId = { existingIds: async (ids: number[]) => new Set(ids) };
   const connections = { findById: async () => ({ status: 'active' }) } as unknown as ConnectionsRepository;
 
   function serviceFailingWith(error: unknown): SignalsService {
@@ -26,7 +25,7 @@ describe('SignalsService foreign key races', () => {
       },
     } as unknown as SignalsRepository;
     return new SignalsService(
-      dataSource,
+      transactions,
       signals,
       everyId as unknown as AiModelInstancesRepository,
       everyId as unknown as AudiencesRepository,
@@ -43,7 +42,7 @@ describe('SignalsService foreign key races', () => {
   ])('answers a violation of %s like a missing %s', async (constraint, field, id) => {
     const violation = Object.assign(new Error('violates foreign key constraint'), { driverError: { code: '23503', constraint } });
     const error = await serviceFailingWith(violation)
-      .create(tenant, input)
+      .create(input)
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ApiError);
     expect((error as ApiError).statusCode).toBe(400);
@@ -52,6 +51,6 @@ describe('SignalsService foreign key races', () => {
 
   it('lets any other database error through', async () => {
     const other = Object.assign(new Error('deadlock detected'), { driverError: { code: '40P01' } });
-    await expect(serviceFailingWith(other).create(tenant, input)).rejects.toBe(other);
+    await expect(serviceFailingWith(other).create(input)).rejects.toBe(other);
   });
 });

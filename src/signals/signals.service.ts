@@ -1,12 +1,11 @@
 import { isDeepStrictEqual } from 'node:util';
 import { Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { AiModelInstancesRepository } from '../ai-model-instances/ai-model-instances.repository.js';
 import { AudiencesRepository } from '../audiences/audiences.repository.js';
 import { ApiError, type FieldErrors } from '../common/errors/api-error.js';
 import { constraintOf, isForeignKeyViolation } from '../common/errors/database-errors.js';
 import { buildPage, type Page, type PageRequest } from '../common/pagination/pagination.js';
-import type { Tenant } from '../common/tenancy/tenant.js';
 import { MESSAGES } from '../common/validation/fields.js';
 import { ConnectionsRepository } from '../connections/connections.repository.js';
 import type { CreateSignalDto, SignalDto, UpdateSignalDto } from './dto/signal.dto.js';
@@ -14,6 +13,7 @@ import { toSignalDto } from './signal.mapper.js';
 import { signalActivationError, signalCreationStatusError, signalTransitionError } from './signal-status.js';
 import { type Signal, SignalStatus } from './signal.entity.js';
 import { type SignalFilters, SignalsRepository } from './signals.repository.js';
+import { Transactions } from '../database/transactions.js';
 
 const ARCHIVED = 'This signal is archived and cannot be changed.';
 const ACTIVE_NEEDS_CONNECTION = 'An active signal needs an active connection; pause the signal before removing or replacing it.';
@@ -34,26 +34,26 @@ const REFERENCE_CONSTRAINTS: Record<string, { field: string; property: 'modelIns
 @Injectable()
 export class SignalsService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
     private readonly signals: SignalsRepository,
     private readonly models: AiModelInstancesRepository,
     private readonly audiences: AudiencesRepository,
     private readonly connections: ConnectionsRepository,
   ) {}
 
-  async list(tenant: Tenant, filters: SignalFilters, request: PageRequest, url: URL): Promise<Page<SignalDto>> {
-    const { rows, count } = await this.signals.list(tenant, filters, request);
+  async list(filters: SignalFilters, request: PageRequest, url: URL): Promise<Page<SignalDto>> {
+    const { rows, count } = await this.signals.list(filters, request);
     return buildPage(request, count, rows.map(toSignalDto), url);
   }
 
-  async get(tenant: Tenant, id: number): Promise<SignalDto> {
-    const signal = await this.signals.findById(tenant, id);
+  async get(id: number): Promise<SignalDto> {
+    const signal = await this.signals.findById(id);
     if (!signal) throw ApiError.notFound();
     return toSignalDto(signal);
   }
 
   /** Creating is the transition draft → `status`, with the same activation rule. */
-  async create(tenant: Tenant, input: CreateSignalDto): Promise<SignalDto> {
+  async create(input: CreateSignalDto): Promise<SignalDto> {
     const state: SignalState = {
       name: input.name,
       description: input.description ?? '',
@@ -66,9 +66,9 @@ export class SignalsService {
     };
     const statusError = signalCreationStatusError(state.status);
     if (statusError) throw ApiError.field('status', statusError);
-    return this.dataSource.transaction(async (manager) => {
-      await this.validate(tenant, state, undefined, manager);
-      return toSignalDto(await this.persist(state, () => this.signals.insert(tenant, { ...state }, manager)));
+    return this.transactions.run(async (manager) => {
+      await this.validate(state, undefined, manager);
+      return toSignalDto(await this.persist(state, () => this.signals.insert({ ...state }, manager)));
     });
   }
 
@@ -76,9 +76,9 @@ export class SignalsService {
    * PATCH: the merged state is validated as a whole. An archived signal is read-only: a change is
    * a 400, a PATCH that changes nothing is a 200 (SPEC section 3).
    */
-  async update(tenant: Tenant, id: number, input: UpdateSignalDto): Promise<SignalDto> {
-    return this.dataSource.transaction(async (manager) => {
-      const signal = await this.signals.findById(tenant, id, { manager, lock: true });
+  async update(id: number, input: UpdateSignalDto): Promise<SignalDto> {
+    return this.transactions.run(async (manager) => {
+      const signal = await this.signals.findById(id, { manager, lock: true });
       if (!signal) throw ApiError.notFound();
       const next: SignalState = {
         name: input.name ?? signal.name,
@@ -94,16 +94,16 @@ export class SignalsService {
       if (signal.status === SignalStatus.archived) throw ApiError.field('status', ARCHIVED);
       const transitionError = signalTransitionError(signal.status, next.status);
       if (transitionError) throw ApiError.field('status', transitionError);
-      await this.validate(tenant, next, signal, manager);
+      await this.validate(next, signal, manager);
       Object.assign(signal, next);
-      return toSignalDto(await this.persist(next, () => this.signals.save(tenant, signal, manager)));
+      return toSignalDto(await this.persist(next, () => this.signals.save(signal, manager)));
     });
   }
 
   /** Archived signals may be deleted too: archiving freezes a signal's settings, it does not keep it forever. */
-  async delete(tenant: Tenant, id: number): Promise<void> {
-    await this.dataSource.transaction(async (manager) => {
-      if (!(await this.signals.delete(tenant, id, manager))) throw ApiError.notFound();
+  async delete(id: number): Promise<void> {
+    await this.transactions.run(async (manager) => {
+      if (!(await this.signals.delete(id, manager))) throw ApiError.notFound();
     });
   }
 
@@ -111,13 +111,13 @@ export class SignalsService {
    * References and the activation rule, all reported together. Every lookup is narrowed to the
    * tenant, so another workspace's id reads exactly like a missing one.
    */
-  private async validate(tenant: Tenant, state: SignalState, previous: Signal | undefined, manager: EntityManager): Promise<void> {
+  private async validate(state: SignalState, previous: Signal | undefined, manager: EntityManager): Promise<void> {
     const errors: FieldErrors = {};
-    if (state.modelInstanceId !== null && !(await existsIn(this.models, tenant, state.modelInstanceId, manager)))
+    if (state.modelInstanceId !== null && !(await existsIn(this.models, state.modelInstanceId, manager)))
       errors.model_instance = [MESSAGES.doesNotExist(state.modelInstanceId)];
-    if (state.audienceId !== null && !(await existsIn(this.audiences, tenant, state.audienceId, manager)))
+    if (state.audienceId !== null && !(await existsIn(this.audiences, state.audienceId, manager)))
       errors.audience = [MESSAGES.doesNotExist(state.audienceId)];
-    const connection = state.connectionId === null ? null : await this.connections.findById(tenant, state.connectionId, { manager });
+    const connection = state.connectionId === null ? null : await this.connections.findById(state.connectionId, { manager });
     if (state.connectionId !== null && connection === null) errors.connection = [MESSAGES.doesNotExist(state.connectionId)];
 
     if (state.status === SignalStatus.active) {
@@ -148,10 +148,10 @@ export class SignalsService {
   }
 }
 
-type ReferenceRepository = { existingIds(tenant: Tenant, ids: number[], manager?: EntityManager): Promise<Set<number>> };
+type ReferenceRepository = { existingIds(ids: number[], manager?: EntityManager): Promise<Set<number>> };
 
-async function existsIn(repository: ReferenceRepository, tenant: Tenant, id: number, manager: EntityManager): Promise<boolean> {
-  return (await repository.existingIds(tenant, [id], manager)).has(id);
+async function existsIn(repository: ReferenceRepository, id: number, manager: EntityManager): Promise<boolean> {
+  return (await repository.existingIds([id], manager)).has(id);
 }
 
 function changed(signal: Signal, next: SignalState): boolean {

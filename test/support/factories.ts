@@ -3,6 +3,7 @@ import { AiModelInstancesRepository } from '../../src/ai-model-instances/ai-mode
 import { ApiKeysService } from '../../src/api-keys/api-keys.service.js';
 import type { ApiKeyScope } from '../../src/api-keys/api-key.entity.js';
 import { Tenant } from '../../src/common/tenancy/tenant.js';
+import { TenantContext } from '../../src/common/tenancy/tenant-context.js';
 import { ConnectionsRepository } from '../../src/connections/connections.repository.js';
 import { CustomersService } from '../../src/customers/customers.service.js';
 import type { UserRole } from '../../src/users/user-role.js';
@@ -63,19 +64,35 @@ export async function login(api: TestApp, user: Pick<TestUser, 'email' | 'passwo
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 export const apiKeyHeader = (key: string) => ({ authorization: `Api-Key ${key}` });
 
+/** Runs `work` with one of the app's providers inside a workspace's tenant context, as the CLI and jobs do. */
+export function inWorkspace<P, T>(
+  api: TestApp,
+  customerId: number,
+  work: (provider: P) => Promise<T>,
+  token: abstract new (...args: never[]) => P,
+): Promise<T> {
+  return api.app.get(TenantContext).run(Tenant.forOperator(customerId), () => work(api.app.get(token)));
+}
+
 /** Resources a test needs as fixtures; the API under test is exercised separately. */
 export async function createConnection(
   api: TestApp,
   workspace: Workspace,
   overrides: { status?: 'active' | 'expired' | 'revoked' | 'error'; platform?: 'google_ads' | 'meta_ads'; accountName?: string } = {},
 ): Promise<{ id: number }> {
-  const connection = await api.app.get(ConnectionsRepository).insert(Tenant.forOperator(workspace.customerId), {
-    platform: overrides.platform ?? 'google_ads',
-    externalAccountId: `${Math.floor(Math.random() * 1e10)}`,
-    accountName: overrides.accountName ?? `Account ${unique()}`,
-    status: overrides.status ?? 'active',
-    scopes: ['https://www.googleapis.com/auth/adwords'],
-  });
+  const connection = await inWorkspace(
+    api,
+    workspace.customerId,
+    (connections) =>
+      connections.insert({
+        platform: overrides.platform ?? 'google_ads',
+        externalAccountId: `${Math.floor(Math.random() * 1e10)}`,
+        accountName: overrides.accountName ?? `Account ${unique()}`,
+        status: overrides.status ?? 'active',
+        scopes: ['https://www.googleapis.com/auth/adwords'],
+      }),
+    ConnectionsRepository,
+  );
   return { id: connection.id };
 }
 
@@ -84,12 +101,18 @@ export async function createModelInstance(
   workspace: Workspace,
   overrides: { status?: 'pending' | 'training' | 'ready' | 'failed' | 'archived'; name?: string } = {},
 ): Promise<{ id: number }> {
-  const model = await api.app.get(AiModelInstancesRepository).insert(Tenant.forOperator(workspace.customerId), {
-    name: overrides.name ?? `Model ${unique()}`,
-    modelType: 'propensity',
-    baseModel: 'gbm-v3',
-    status: overrides.status ?? 'ready',
-  });
+  const model = await inWorkspace(
+    api,
+    workspace.customerId,
+    (models) =>
+      models.insert({
+        name: overrides.name ?? `Model ${unique()}`,
+        modelType: 'propensity',
+        baseModel: 'gbm-v3',
+        status: overrides.status ?? 'ready',
+      }),
+    AiModelInstancesRepository,
+  );
   return { id: model.id };
 }
 

@@ -37,6 +37,3 @@ function identityOf(context: ExecutionContext): Identity {
 
 /** `@CurrentIdentity() identity: Identity`. */
 export const CurrentIdentity = createParamDecorator((_data: unknown, context: ExecutionContext): Identity => identityOf(context));
-
-/** The caller's workspace: `@CurrentTenant() tenant: Tenant`. */
-export const CurrentTenant = createParamDecorator((_data: unknown, context: ExecutionContext): Tenant => Tenant.of(identityOf(context)));

@@ -43,7 +43,7 @@ export function aiModelInstanceTools(models: AiModelInstancesService, publicBase
       item: MODEL,
       restPath: '/api/v1/ai-model-instances/',
       publicBaseUrl,
-      list: (call) => models.list(call.tenant, parseAiModelInstanceFilters(call.query), call.page, call.url),
+      list: (call) => models.list(parseAiModelInstanceFilters(call.query), call.page, call.url),
     }),
     getTool({
       name: 'get_ai_model_instance',
@@ -51,7 +51,7 @@ export function aiModelInstanceTools(models: AiModelInstancesService, publicBase
       description:
         'Returns one AI model instance by id, with its status, version and training metrics. An id outside this workspace gives not_found.',
       item: MODEL,
-      get: (tenant, id) => models.get(tenant, id),
+      get: (id) => models.get(id),
     }),
   ];
 }

@@ -1,7 +1,6 @@
 import { parseAudienceFilters } from '../../audiences/audience-filters.js';
 import type { AudiencesService } from '../../audiences/audiences.service.js';
 import { CreateAudienceDto, UpdateAudienceDto } from '../../audiences/dto/audience.dto.js';
-import { Tenant } from '../../common/tenancy/tenant.js';
 import { validateDto } from '../../common/validation/validate-dto.js';
 import { ID_ARGUMENT, type JsonSchema, type McpTool } from '../mcp-tool.js';
 import { getTool, idArgument, listTool, withoutId } from './tool-helpers.js';
@@ -55,14 +54,14 @@ export function audienceTools(audiences: AudiencesService, publicBaseUrl: string
       item: AUDIENCE,
       restPath: '/api/v1/audiences/',
       publicBaseUrl,
-      list: (call) => audiences.list(call.tenant, parseAudienceFilters(call.query), call.page, call.url),
+      list: (call) => audiences.list(parseAudienceFilters(call.query), call.page, call.url),
     }),
     getTool({
       name: 'get_audience',
       title: 'Get an audience',
       description: 'Returns one audience by id. An id that is not in this workspace gives a not_found error.',
       item: AUDIENCE,
-      get: (tenant, id) => audiences.get(tenant, id),
+      get: (id) => audiences.get(id),
     }),
     {
       name: 'create_audience',
@@ -73,8 +72,8 @@ export function audienceTools(audiences: AudiencesService, publicBaseUrl: string
       inputSchema: { type: 'object', properties: WRITABLE, required: ['name', 'source_type'], additionalProperties: false },
       outputSchema: AUDIENCE,
       writes: true,
-      async call(identity, args) {
-        return { ...(await audiences.create(Tenant.of(identity), await validateDto(CreateAudienceDto, args))) };
+      async call(_identity, args) {
+        return { ...(await audiences.create(await validateDto(CreateAudienceDto, args))) };
       },
     },
     {
@@ -86,9 +85,9 @@ export function audienceTools(audiences: AudiencesService, publicBaseUrl: string
       inputSchema: { type: 'object', properties: { id: ID_ARGUMENT, ...WRITABLE }, required: ['id'], additionalProperties: false },
       outputSchema: AUDIENCE,
       writes: true,
-      async call(identity, args) {
+      async call(_identity, args) {
         const id = idArgument(args);
-        return { ...(await audiences.update(Tenant.of(identity), id, await validateDto(UpdateAudienceDto, withoutId(args)))) };
+        return { ...(await audiences.update(id, await validateDto(UpdateAudienceDto, withoutId(args)))) };
       },
     },
   ];

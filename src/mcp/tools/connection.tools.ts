@@ -45,14 +45,14 @@ export function connectionTools(connections: ConnectionsService, publicBaseUrl: 
       item: CONNECTION,
       restPath: '/api/v1/connections/',
       publicBaseUrl,
-      list: (call) => connections.list(call.tenant, parseConnectionFilters(call.query), call.page, call.url),
+      list: (call) => connections.list(parseConnectionFilters(call.query), call.page, call.url),
     }),
     getTool({
       name: 'get_connection',
       title: 'Get a connection',
       description: 'Returns one ad-platform connection by id (never its OAuth tokens). An id outside this workspace gives not_found.',
       item: CONNECTION,
-      get: (tenant, id) => connections.get(tenant, id),
+      get: (id) => connections.get(id),
     }),
   ];
 }

@@ -1,4 +1,3 @@
-import { Tenant } from '../../common/tenancy/tenant.js';
 import { validateDto } from '../../common/validation/validate-dto.js';
 import { CreateSignalDto, UpdateSignalDto } from '../../signals/dto/signal.dto.js';
 import { parseSignalFilters } from '../../signals/signal-filters.js';
@@ -66,14 +65,14 @@ export function signalTools(signals: SignalsService, publicBaseUrl: string): Mcp
       item: SIGNAL,
       restPath: '/api/v1/signals/',
       publicBaseUrl,
-      list: (call) => signals.list(call.tenant, parseSignalFilters(call.query), call.page, call.url),
+      list: (call) => signals.list(parseSignalFilters(call.query), call.page, call.url),
     }),
     getTool({
       name: 'get_signal',
       title: 'Get a signal',
       description: 'Returns one signal by id. An id outside this workspace gives not_found.',
       item: SIGNAL,
-      get: (tenant, id) => signals.get(tenant, id),
+      get: (id) => signals.get(id),
     }),
     {
       name: 'create_signal',
@@ -84,8 +83,8 @@ export function signalTools(signals: SignalsService, publicBaseUrl: string): Mcp
       inputSchema: { type: 'object', properties: WRITABLE, required: ['name', 'signal_type'], additionalProperties: false },
       outputSchema: SIGNAL,
       writes: true,
-      async call(identity, args) {
-        return { ...(await signals.create(Tenant.of(identity), await validateDto(CreateSignalDto, args))) };
+      async call(_identity, args) {
+        return { ...(await signals.create(await validateDto(CreateSignalDto, args))) };
       },
     },
     {
@@ -98,9 +97,9 @@ export function signalTools(signals: SignalsService, publicBaseUrl: string): Mcp
       inputSchema: { type: 'object', properties: { id: ID_ARGUMENT, ...WRITABLE }, required: ['id'], additionalProperties: false },
       outputSchema: SIGNAL,
       writes: true,
-      async call(identity, args) {
+      async call(_identity, args) {
         const id = idArgument(args);
-        return { ...(await signals.update(Tenant.of(identity), id, await validateDto(UpdateSignalDto, withoutId(args)))) };
+        return { ...(await signals.update(id, await validateDto(UpdateSignalDto, withoutId(args)))) };
       },
     },
   ];

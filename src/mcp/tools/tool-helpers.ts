@@ -1,13 +1,10 @@
-import type { Identity } from '../../auth/identity.js';
 import { ApiError } from '../../common/errors/api-error.js';
 import { parsePageRequest, type PageRequest } from '../../common/pagination/pagination.js';
-import { Tenant } from '../../common/tenancy/tenant.js';
 import { ORDERING_FIELDS } from '../../common/tenancy/tenant-repository.js';
 import { MESSAGES } from '../../common/validation/fields.js';
 import { asQuery, ID_ARGUMENT, type JsonSchema, type McpTool, PAGE_ARGUMENTS, pageSchema } from '../mcp-tool.js';
 
 export interface ListCall {
-  tenant: Tenant;
   query: Record<string, string>;
   page: PageRequest;
   /** The equivalent REST list URL, so next/previous links match what the REST API gives. */
@@ -15,12 +12,12 @@ export interface ListCall {
 }
 
 /** Reads the page and ordering arguments of a list tool the way the REST lists read their query string. */
-export function listCall(identity: Identity, args: Record<string, unknown>, restPath: string, publicBaseUrl: string): ListCall {
+export function listCall(args: Record<string, unknown>, restPath: string, publicBaseUrl: string): ListCall {
   const query = asQuery(args);
   const page = parsePageRequest(query, { orderingFields: ORDERING_FIELDS });
   const url = new URL(restPath, `${publicBaseUrl}/`);
   for (const [key, value] of Object.entries(query)) url.searchParams.set(key, value);
-  return { tenant: Tenant.of(identity), query, page, url };
+  return { query, page, url };
 }
 
 /** The `id` argument of get/update tools. */
@@ -60,8 +57,8 @@ export function listTool(spec: ListToolSpec): McpTool {
     inputSchema: { type: 'object', properties: { ...spec.filters, ...PAGE_ARGUMENTS }, additionalProperties: false },
     outputSchema: pageSchema(spec.item),
     writes: false,
-    async call(identity, args) {
-      return { ...(await spec.list(listCall(identity, args, spec.restPath, spec.publicBaseUrl))) };
+    async call(_identity, args) {
+      return { ...(await spec.list(listCall(args, spec.restPath, spec.publicBaseUrl))) };
     },
   };
 }
@@ -71,7 +68,7 @@ interface GetToolSpec {
   title: string;
   description: string;
   item: JsonSchema;
-  get(tenant: Tenant, id: number): Promise<object>;
+  get(id: number): Promise<object>;
 }
 
 /** A read-only tool returning one object by id (not_found outside the caller's workspace). */
@@ -83,8 +80,8 @@ export function getTool(spec: GetToolSpec): McpTool {
     inputSchema: { type: 'object', properties: { id: ID_ARGUMENT }, required: ['id'], additionalProperties: false },
     outputSchema: spec.item,
     writes: false,
-    async call(identity, args) {
-      return { ...(await spec.get(Tenant.of(identity), idArgument(args))) };
+    async call(_identity, args) {
+      return { ...(await spec.get(idArgument(args))) };
     },
   };
 }
