@@ -1,6 +1,6 @@
 import { type Logger as TypeOrmLogger, DataSource } from 'typeorm';
-import type { CredentialCache } from '../src/auth/credential-cache.js';
-import { CREDENTIAL_CACHE } from '../src/auth/credential-cache.token.js';
+import type { CredentialCache } from '../src/common/credential-cache/credential-cache.js';
+import { CREDENTIAL_CACHE } from '../src/common/credential-cache/credential-cache.token.js';
 import { dataSourceOptions } from '../src/database/data-source-options.js';
 import { apiKeyHeader, bearer, createApiKey, createUser, createWorkspace, json, login } from './support/factories.js';
 import { startTestApp, type TestApp } from './support/test-app.js';

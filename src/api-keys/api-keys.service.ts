@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '../common/nest/light.js';
 import type { Logger } from 'pino';
 import { DataSource, Equal } from 'typeorm';
-import { publishInvalidation, type CredentialCache } from '../auth/credential-cache.js';
-import { CREDENTIAL_CACHE } from '../auth/credential-cache.token.js';
+import { publishInvalidation, type CredentialCache } from '../common/credential-cache/credential-cache.js';
+import { CREDENTIAL_CACHE } from '../common/credential-cache/credential-cache.token.js';
 import { ApiError, type FieldErrors } from '../common/errors/api-error.js';
 import { Clock } from '../common/time/clock.js';
 import { OncePer } from '../common/time/once-per.js';

@@ -6,8 +6,8 @@ import { Clock } from '../common/time/clock.js';
 import type { UserRole } from '../users/user-role.js';
 import type { User } from '../users/user.entity.js';
 import { AuthSession } from './auth-session.entity.js';
-import { CredentialCache, publishInvalidation } from './credential-cache.js';
-import { CREDENTIAL_CACHE } from './credential-cache.token.js';
+import { CredentialCache, publishInvalidation } from '../common/credential-cache/credential-cache.js';
+import { CREDENTIAL_CACHE } from '../common/credential-cache/credential-cache.token.js';
 import { type TokenPair, TokenService } from './tokens/token.service.js';
 
 /** What an access token's request needs to know about its session, cached between requests. */

@@ -206,7 +206,7 @@ async function apiKeysService(context: CommandContext) {
   const dataSource = await context.dataSource();
   const { pino } = await import('pino');
   const { Clock } = await import('../common/time/clock.js');
-  const { CredentialCache } = await import('../auth/credential-cache.js');
+  const { CredentialCache } = await import('../common/credential-cache/credential-cache.js');
   const { ApiKeysService } = await import('../api-keys/api-keys.service.js');
   // stdout carries the result alone, so warnings go to stderr.
   const logger = pino({ level: 'warn' }, pino.destination(2));

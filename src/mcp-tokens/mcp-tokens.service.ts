@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { DataSource, Equal } from 'typeorm';
-import { type CredentialCache, publishInvalidation } from '../auth/credential-cache.js';
-import { CREDENTIAL_CACHE } from '../auth/credential-cache.token.js';
+import { type CredentialCache, publishInvalidation } from '../common/credential-cache/credential-cache.js';
+import { CREDENTIAL_CACHE } from '../common/credential-cache/credential-cache.token.js';
 import type { Identity } from '../auth/identity.js';
 import { matchesHash } from '../common/crypto/secret-hash.js';
 import { ApiError } from '../common/errors/api-error.js';

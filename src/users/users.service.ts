@@ -1,7 +1,7 @@
 import { Inject, Injectable, Optional } from '../common/nest/light.js';
 import { DataSource, Equal } from 'typeorm';
-import { type CredentialCache, publishInvalidation } from '../auth/credential-cache.js';
-import { CREDENTIAL_CACHE } from '../auth/credential-cache.token.js';
+import { type CredentialCache, publishInvalidation } from '../common/credential-cache/credential-cache.js';
+import { CREDENTIAL_CACHE } from '../common/credential-cache/credential-cache.token.js';
 import { ApiError, type FieldErrors } from '../common/errors/api-error.js';
 import { Customer } from '../customers/customer.entity.js';
 import { PasswordHasher } from './password-hasher.js';
