@@ -3,14 +3,12 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { ClsServiceManager } from 'nestjs-cls';
-import type { DataSource } from 'typeorm';
+import { DataSource, type DataSourceOptions } from 'typeorm';
 import { AppModule } from './app.module.js';
 import { BODY_LIMIT_BYTES, registerJsonBodyParser } from './common/http/json-body-parser.js';
 import { MethodIndex } from './common/errors/method-index.js';
-import { ProblemDetailsFilter } from './common/errors/problem-details.filter.js';
 import { openRequestContext } from './common/tenancy/request-context.js';
 import { Clock } from './common/time/clock.js';
-import { createValidationPipe } from './common/validation/validation-pipe.js';
 import type { AppConfig } from './config/app-config.js';
 import { NestPinoLogger } from './logging/nest-logger.js';
 import { InFlightRequests, registerRequestHooks, requestIdOf } from './logging/request-hooks.js';
@@ -18,12 +16,14 @@ import { Metrics } from './metrics/metrics.js';
 import { buildOpenApiDocument, mountApiDocs } from './openapi/openapi.js';
 
 export interface CreateAppOptions {
+  /** With `databaseUrl` set to a migrated database (main.ts resolves the embedded cluster's). */
   config: AppConfig;
-  dataSource: DataSource;
   logger: Logger;
   redis?: Redis | null;
   /** Tests pass a SettableClock to expire tokens without sleeping. */
   clock?: Clock;
+  /** Test hooks into the DataSource options (e.g. a query logger). */
+  dataSourceOverrides?: Partial<DataSourceOptions>;
 }
 
 /**
@@ -33,10 +33,10 @@ export interface CreateAppOptions {
  */
 export async function createApp({
   config,
-  dataSource,
   logger,
   redis = null,
   clock = new Clock(),
+  dataSourceOverrides,
 }: CreateAppOptions): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
     bodyLimit: BODY_LIMIT_BYTES,
@@ -51,13 +51,15 @@ export async function createApp({
   const methods = new MethodIndex();
   fastify.addHook('onRoute', (route) => methods.add(route.method, route.url));
   registerJsonBodyParser(fastify);
-  const metrics = new Metrics(() => poolStats(dataSource));
+  // The pool gauges read the DataSource that Nest builds below.
+  const database: { dataSource?: DataSource } = {};
+  const metrics = new Metrics(() => (database.dataSource ? poolStats(database.dataSource) : undefined));
   const inFlight = new InFlightRequests();
   registerRequestHooks(fastify, logger, metrics, inFlight);
   openRequestContext(fastify, ClsServiceManager.getClsService());
 
   const app = await NestFactory.create<NestFastifyApplication>(
-    AppModule.forRoot({ config, dataSource, logger, metrics, redis, clock }),
+    AppModule.forRoot({ config, logger, metrics, redis, clock, methods, dataSourceOverrides }),
     adapter,
     {
       logger: new NestPinoLogger(logger),
@@ -65,8 +67,7 @@ export async function createApp({
       abortOnError: false,
     },
   );
-  app.useGlobalFilters(new ProblemDetailsFilter(logger, methods));
-  app.useGlobalPipes(createValidationPipe());
+  database.dataSource = app.get(DataSource);
   mountApiDocs(app, buildOpenApiDocument(app));
   await app.init();
   IN_FLIGHT.set(app, inFlight);

@@ -1,7 +1,8 @@
 import 'reflect-metadata';
 import { closeGracefully, createApp } from './app.js';
 import { ConfigError, loadConfig } from './config/app-config.js';
-import { openDatabase } from './database/database.js';
+import { DataSource } from 'typeorm';
+import { prepareDatabase } from './database/database.js';
 import { ensureDemoWorkspace } from './demo/demo-workspace.js';
 import { createLogger } from './logging/logger.js';
 import { createRedis } from './redis/redis.js';
@@ -19,14 +20,14 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger(config);
-  const database = await openDatabase(config, { log: (line) => logger.info(line) });
+  const database = await prepareDatabase(config, { log: (line) => logger.info(line) });
   logger.info({ database: database.embedded ? 'embedded' : 'DATABASE_URL' }, 'database ready, migrations applied');
   const redis = createRedis(config.redisUrl);
-  const app = await createApp({ config, dataSource: database.dataSource, logger, redis });
+  const app = await createApp({ config: { ...config, databaseUrl: database.url }, logger, redis });
   await app.listen({ port: config.port, host: config.host });
 
   const base = config.publicBaseUrl ?? `http://localhost:${config.port}`;
-  const demo = config.demoWorkspace ? await ensureDemoWorkspace(database.dataSource, config.dataDir) : undefined;
+  const demo = config.demoWorkspace ? await ensureDemoWorkspace(app.get(DataSource), config.dataDir) : undefined;
   const lines = [
     `Audience and Signal Platform API listening on ${base}`,
     `  API docs:  ${base}/api/docs/`,

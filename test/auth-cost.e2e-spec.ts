@@ -1,7 +1,6 @@
-import { type Logger as TypeOrmLogger, DataSource } from 'typeorm';
+import type { Logger as TypeOrmLogger } from 'typeorm';
 import type { CredentialCache } from '../src/common/credential-cache/credential-cache.js';
 import { CREDENTIAL_CACHE } from '../src/common/credential-cache/credential-cache.token.js';
-import { dataSourceOptions } from '../src/database/data-source-options.js';
 import { apiKeyHeader, bearer, createApiKey, createUser, createWorkspace, json, login } from './support/factories.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 import { createTestDatabase, type TestDatabase } from './support/test-database.js';
@@ -26,9 +25,7 @@ describe('what authentication costs per request', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    const dataSource = new DataSource({ ...dataSourceOptions({ url: database.url }), logging: ['query'], logger: counter });
-    await dataSource.initialize();
-    api = await startTestApp({}, { dataSource });
+    api = await startTestApp({ DATABASE_URL: database.url }, { dataSourceOverrides: { logging: ['query'], logger: counter } });
     // Until the credential cache's LISTEN connection is up, every check queries (by design).
     const cache = api.app.get<CredentialCache>(CREDENTIAL_CACHE);
     for (let attempt = 0; attempt < 100 && !cache.isListening; attempt++) await new Promise((resolve) => setTimeout(resolve, 50));

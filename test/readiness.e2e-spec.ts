@@ -1,5 +1,3 @@
-import { DataSource } from 'typeorm';
-import { dataSourceOptions } from '../src/database/data-source-options.js';
 import { TcpProxy } from './support/tcp-proxy.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 import { createTestDatabase, type TestDatabase } from './support/test-database.js';
@@ -17,9 +15,7 @@ describe('/readyz during a database outage', () => {
     const viaProxy = new URL(database.url);
     viaProxy.hostname = '127.0.0.1';
     viaProxy.port = String(proxy.port);
-    const dataSource = new DataSource(dataSourceOptions({ url: viaProxy.toString(), poolSize: 2 }));
-    await dataSource.initialize();
-    api = await startTestApp({}, { dataSource });
+    api = await startTestApp({ DATABASE_URL: viaProxy.toString(), DATABASE_POOL_SIZE: '2' });
   });
 
   afterAll(async () => {

@@ -1,6 +1,4 @@
 import { Redis } from 'ioredis';
-import { DataSource } from 'typeorm';
-import { dataSourceOptions } from '../src/database/data-source-options.js';
 import { bearer, createUser, createWorkspace, json, login } from './support/factories.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 
@@ -23,9 +21,7 @@ describeWithRedis('with Redis', () => {
     const env = { REDIS_URL: redisUrl!, REDIS_KEY_PREFIX: prefix, RATE_LIMIT_PER_MINUTE: '5' };
     first = await startTestApp(env);
     // A second instance on the same database and Redis, as behind a load balancer.
-    const shared = new DataSource(dataSourceOptions({ url: first.database.url, poolSize: 2 }));
-    await shared.initialize();
-    second = await startTestApp(env, { dataSource: shared });
+    second = await startTestApp({ ...env, DATABASE_URL: first.database.url, DATABASE_POOL_SIZE: '2' });
     redis = new Redis(redisUrl!);
   });
   afterAll(async () => {

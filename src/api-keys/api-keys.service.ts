@@ -1,6 +1,5 @@
-import { Inject, Injectable } from '../common/nest/light.js';
+import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
-import { DataSource, Equal } from 'typeorm';
 import { publishInvalidation, type CredentialCache } from '../common/credential-cache/credential-cache.js';
 import { CREDENTIAL_CACHE } from '../common/credential-cache/credential-cache.token.js';
 import { ApiError, type FieldErrors } from '../common/errors/api-error.js';
@@ -8,10 +7,12 @@ import { Clock } from '../common/time/clock.js';
 import { OncePer } from '../common/time/once-per.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.token.js';
-import { Customer } from '../customers/customer.entity.js';
+import { CustomersRepository } from '../customers/customers.repository.js';
+import { Transactions } from '../database/transactions.js';
 import { LOGGER } from '../logging/logger.token.js';
 import { apiKeyMatches, generateApiKey, prefixOf } from './api-key-format.js';
-import { API_KEY_SCOPES, ApiKey, type ApiKeyScope } from './api-key.entity.js';
+import { API_KEY_SCOPES, type ApiKey, type ApiKeyScope } from './api-key.entity.js';
+import { ApiKeysRepository } from './api-keys.repository.js';
 
 export interface NewApiKey {
   customerId: number;
@@ -43,7 +44,9 @@ export class ApiKeysService {
   private readonly lastUsedWrites = new OncePer(60_000);
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly apiKeys: ApiKeysRepository,
+    private readonly customers: CustomersRepository,
+    private readonly transactions: Transactions,
     private readonly clock: Clock,
     @Inject(CREDENTIAL_CACHE) private readonly cache: CredentialCache,
     @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'apiKeyRotationGraceHours'>,
@@ -60,15 +63,16 @@ export class ApiKeysService {
       errors.expires_in_days = ['Must be an integer from 1 to 3650.'];
     }
     if (Object.keys(errors).length > 0) throw ApiError.validation(errors);
-    if (!(await this.dataSource.getRepository(Customer).existsBy({ id: Equal(customerId) }))) {
+    if (!(await this.customers.exists(customerId))) {
       throw ApiError.field('customer', `Customer ${customerId} does not exist.`);
     }
     const generated = generateApiKey();
     const expiresAt = expiresInDays === undefined ? null : new Date(this.clock.nowMs() + expiresInDays * 86_400_000);
-    const apiKey = await this.dataSource.transaction(async (manager) => {
-      const saved = await manager
-        .getRepository(ApiKey)
-        .save({ customerId, name: trimmed, prefix: generated.prefix, keyHash: generated.hash, scope, expiresAt });
+    const apiKey = await this.transactions.run(async (manager) => {
+      const saved = await this.apiKeys.insert(
+        { customerId, name: trimmed, prefix: generated.prefix, keyHash: generated.hash, scope, expiresAt },
+        manager,
+      );
       // A cached "no such prefix" must not outlive the key's creation.
       await publishInvalidation(manager, `apikey:${generated.prefix}`);
       return saved;
@@ -78,17 +82,16 @@ export class ApiKeysService {
   }
 
   list(customerId: number): Promise<ApiKey[]> {
-    return this.dataSource.getRepository(ApiKey).find({ where: { customerId: Equal(customerId) }, order: { id: 'ASC' } });
+    return this.apiKeys.listByCustomer(customerId);
   }
 
   async revoke(id: number): Promise<ApiKey> {
     const apiKey = await this.find(id);
     if (apiKey.revokedAt === null) {
-      apiKey.revokedAt = this.clock.now();
-      await this.dataSource.transaction(async (manager) => {
-        await manager
-          .getRepository(ApiKey)
-          .update({ customerId: Equal(apiKey.customerId), id: Equal(apiKey.id) }, { revokedAt: apiKey.revokedAt });
+      const revokedAt = this.clock.now();
+      apiKey.revokedAt = revokedAt;
+      await this.transactions.run(async (manager) => {
+        await this.apiKeys.revoke(apiKey, revokedAt, manager);
         await publishInvalidation(manager, `apikey:${apiKey.prefix}`);
       });
       this.cache.invalidate(`apikey:${apiKey.prefix}`);
@@ -109,23 +112,21 @@ export class ApiKeysService {
       throw ApiError.conflict(`API key ${id} was already rotated (replaced by ${previous.replacedById}).`);
     const generated = generateApiKey();
     const graceEnd = new Date(this.clock.nowMs() + graceHours * 3_600_000);
-    const result = await this.dataSource.transaction(async (manager) => {
-      const apiKey = await manager.getRepository(ApiKey).save({
-        customerId: previous.customerId,
-        name: previous.name,
-        prefix: generated.prefix,
-        keyHash: generated.hash,
-        scope: previous.scope,
-        expiresAt: previous.expiresAt,
-      });
+    const result = await this.transactions.run(async (manager) => {
+      const apiKey = await this.apiKeys.insert(
+        {
+          customerId: previous.customerId,
+          name: previous.name,
+          prefix: generated.prefix,
+          keyHash: generated.hash,
+          scope: previous.scope,
+          expiresAt: previous.expiresAt,
+        },
+        manager,
+      );
       previous.replacedById = apiKey.id;
       if (previous.expiresAt === null || previous.expiresAt > graceEnd) previous.expiresAt = graceEnd;
-      await manager
-        .getRepository(ApiKey)
-        .update(
-          { customerId: Equal(previous.customerId), id: Equal(previous.id) },
-          { replacedById: apiKey.id, expiresAt: previous.expiresAt },
-        );
+      await this.apiKeys.markReplaced(previous, apiKey.id, previous.expiresAt, manager);
       await publishInvalidation(manager, `apikey:${previous.prefix}`);
       await publishInvalidation(manager, `apikey:${generated.prefix}`);
       return { apiKey, key: generated.key, previous };
@@ -149,13 +150,13 @@ export class ApiKeysService {
   }
 
   private async find(id: number): Promise<ApiKey> {
-    const apiKey = await this.dataSource.getRepository(ApiKey).findOneBy({ id: Equal(id) });
+    const apiKey = await this.apiKeys.findById(id);
     if (!apiKey) throw ApiError.notFound(`API key ${id} does not exist.`);
     return apiKey;
   }
 
   private async load(prefix: string): Promise<KeyRecord | null> {
-    const apiKey = await this.dataSource.getRepository(ApiKey).findOneBy({ prefix: Equal(prefix) });
+    const apiKey = await this.apiKeys.findByPrefix(prefix);
     if (!apiKey) return null;
     return {
       id: apiKey.id,
@@ -170,9 +171,8 @@ export class ApiKeysService {
   /** Records use at most once a minute per key, off the request's path. */
   private touch(record: KeyRecord, now: number): void {
     if (!this.lastUsedWrites.due(record.id, now)) return;
-    this.dataSource
-      .getRepository(ApiKey)
-      .update({ customerId: Equal(record.customerId), id: Equal(record.id) }, { lastUsedAt: new Date(now) })
+    this.apiKeys
+      .recordUse(record, new Date(now))
       .catch((error: unknown) => this.logger.warn({ err: error, api_key: record.id }, 'could not record API key use'));
   }
 }

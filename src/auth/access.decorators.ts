@@ -1,4 +1,5 @@
-import { applyDecorators, SetMetadata } from '@nestjs/common';
+import { applyDecorators, type ExecutionContext, SetMetadata } from '@nestjs/common';
+import type { Reflector } from '@nestjs/core';
 import { ApiBearerAuth, ApiExtension } from '@nestjs/swagger';
 import { ApiProblems } from '../openapi/problem-details.schema.js';
 
@@ -36,3 +37,8 @@ export const Personal = () =>
 
 /** The MCP endpoint: personal MCP tokens only (SPEC section 7). */
 export const McpOnly = () => SetMetadata(ACCESS, 'mcp' satisfies Access);
+
+/** The route's access marker; `workspace` when it has none (deny by default). */
+export function accessOf(reflector: Reflector, context: ExecutionContext): Access {
+  return reflector.getAllAndOverride<Access | undefined>(ACCESS, [context.getHandler(), context.getClass()]) ?? 'workspace';
+}

@@ -1,29 +1,50 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
+import { JwtModule } from '@nestjs/jwt';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApiKeysModule } from '../api-keys/api-keys.module.js';
 import { McpTokensModule } from '../mcp-tokens/mcp-tokens.module.js';
 import { UsersModule } from '../users/users.module.js';
+import type { AppConfig } from '../config/app-config.js';
+import { APP_CONFIG } from '../config/config.token.js';
+import { AccessGuard } from './access.guard.js';
+import { AuthSession } from './auth-session.entity.js';
+import { AuthSessionsRepository } from './auth-sessions.repository.js';
 import { AuthenticationGuard } from './authentication.guard.js';
 import { JwtController } from './jwt.controller.js';
 import { LoginService } from './login.service.js';
+import { RateLimitGuard } from './rate-limit.guard.js';
 import { RequestRateLimit } from './request-rate-limit.js';
 import { SessionsService } from './sessions.service.js';
 import { ApiKeyStrategy } from './strategies/api-key.strategy.js';
 import { JwtStrategy } from './strategies/jwt.strategy.js';
-import { TokenService } from './tokens/token.service.js';
+import { jwtModuleOptions, TokenService } from './tokens/token.service.js';
 
-/** Who is calling (SPEC section 2): token endpoints, strategies, and the global guard that denies by default. */
+/**
+ * Who is calling and what they may do (SPEC sections 1-2): token endpoints, the JWT and API-key
+ * strategies, and three global guards, run in this order: authentication (deny by default, enters
+ * the tenant context), the per-credential rate limit, and the access policy.
+ */
 @Module({
-  imports: [UsersModule, ApiKeysModule, McpTokensModule],
+  imports: [
+    TypeOrmModule.forFeature([AuthSession]),
+    UsersModule,
+    ApiKeysModule,
+    McpTokensModule,
+    JwtModule.registerAsync({ inject: [APP_CONFIG], useFactory: (config: AppConfig) => jwtModuleOptions(config) }),
+  ],
   controllers: [JwtController],
   providers: [
     TokenService,
+    AuthSessionsRepository,
     SessionsService,
     LoginService,
     RequestRateLimit,
     JwtStrategy,
     ApiKeyStrategy,
     { provide: APP_GUARD, useClass: AuthenticationGuard },
+    { provide: APP_GUARD, useClass: RateLimitGuard },
+    { provide: APP_GUARD, useClass: AccessGuard },
   ],
   exports: [SessionsService, TokenService],
 })

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource, Equal } from 'typeorm';
 import { ApiError } from '../common/errors/api-error.js';
 import { Clock } from '../common/time/clock.js';
 import type { UserRole } from '../users/user-role.js';
 import type { User } from '../users/user.entity.js';
-import { AuthSession } from './auth-session.entity.js';
+import { Transactions } from '../database/transactions.js';
+import { AuthSessionsRepository } from './auth-sessions.repository.js';
 import { CredentialCache, publishInvalidation } from '../common/credential-cache/credential-cache.js';
 import { CREDENTIAL_CACHE } from '../common/credential-cache/credential-cache.token.js';
 import { type TokenPair, TokenService } from './tokens/token.service.js';
@@ -28,7 +28,8 @@ export const tokenNotValid = () =>
 @Injectable()
 export class SessionsService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly sessions: AuthSessionsRepository,
+    private readonly transactions: Transactions,
     private readonly tokens: TokenService,
     private readonly clock: Clock,
     @Inject(CREDENTIAL_CACHE) private readonly cache: CredentialCache,
@@ -37,7 +38,7 @@ export class SessionsService {
   async start(user: User): Promise<TokenPair> {
     const sessionId = randomUUID();
     const pair = this.tokens.issuePair({ userId: user.id, customerId: user.customerId, role: user.role, sessionId });
-    await this.dataSource.getRepository(AuthSession).insert({
+    await this.sessions.insert({
       id: sessionId,
       userId: user.id,
       customerId: user.customerId,
@@ -59,13 +60,8 @@ export class SessionsService {
     if (!state || !state.usable || state.expiresAtMs <= this.clock.nowMs()) throw tokenNotValid();
 
     const pair = this.tokens.issuePair({ userId: state.userId, customerId: state.customerId, role: state.role, sessionId: claims.sid });
-    const swapped = await this.dataSource
-      .createQueryBuilder()
-      .update(AuthSession)
-      .set({ refreshJti: pair.refreshJti, expiresAt: pair.refreshExpiresAt })
-      .where('id = :id AND refresh_jti = :jti AND revoked_at IS NULL', { id: claims.sid, jti: claims.jti })
-      .execute();
-    if (swapped.affected !== 1) {
+    const swapped = await this.sessions.rotate(claims.sid, claims.jti, { refreshJti: pair.refreshJti, expiresAt: pair.refreshExpiresAt });
+    if (!swapped) {
       await this.end(claims.sid, 'refresh_reuse');
       throw tokenNotValid();
     }
@@ -77,7 +73,7 @@ export class SessionsService {
     const claims = this.tokens.verify(token);
     if (!claims) return false;
     if (claims.type === 'access') return (await this.activeState(claims.sid)) !== null;
-    const session = await this.dataSource.getRepository(AuthSession).findOneBy({ id: Equal(claims.sid) });
+    const session = await this.sessions.findById(claims.sid);
     return (
       session !== null && session.revokedAt === null && session.refreshJti === claims.jti && (await this.activeState(claims.sid)) !== null
     );
@@ -91,34 +87,22 @@ export class SessionsService {
 
   /** Ends a session: its refresh token and every access token it issued stop working. */
   async end(sessionId: string, reason: 'logout' | 'refresh_reuse'): Promise<void> {
-    await this.dataSource.transaction(async (manager) => {
-      await manager
-        .createQueryBuilder()
-        .update(AuthSession)
-        .set({ revokedAt: () => 'now()', revokedReason: reason })
-        .where('id = :id AND revoked_at IS NULL', { id: sessionId })
-        .execute();
+    await this.transactions.run(async (manager) => {
+      await this.sessions.revoke(sessionId, reason, manager);
       await publishInvalidation(manager, `session:${sessionId}`);
     });
     this.cache.invalidate(`session:${sessionId}`);
   }
 
   private async loadState(sessionId: string): Promise<SessionState | null> {
-    const rows: { user_id: number; customer_id: number; role: UserRole; is_active: boolean; revoked_at: Date | null; expires_at: Date }[] =
-      await this.dataSource.query(
-        `SELECT s.user_id, s.customer_id, u.role, u.is_active, s.revoked_at, s.expires_at
-           FROM auth_sessions s JOIN users u ON u.id = s.user_id
-          WHERE s.id = $1`,
-        [sessionId],
-      );
-    const row = rows[0];
+    const row = await this.sessions.findWithUser(sessionId);
     if (!row) return null;
     return {
-      userId: row.user_id,
-      customerId: row.customer_id,
+      userId: row.userId,
+      customerId: row.customerId,
       role: row.role,
-      usable: row.is_active && row.revoked_at === null,
-      expiresAtMs: row.expires_at.getTime(),
+      usable: row.isActive && row.revokedAt === null,
+      expiresAtMs: row.expiresAt.getTime(),
     };
   }
 }

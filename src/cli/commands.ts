@@ -75,8 +75,8 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
     options: ['name'],
     async run(args, context) {
       const name = requiredOption(args, 'name');
-      const { CustomersService } = await import('../customers/customers.service.js');
-      const customer = await new CustomersService(await context.dataSource()).create(name);
+      const customers = await customersService(await context.dataSource());
+      const customer = await customers.create(name);
       return { id: customer.id, name: customer.name, created_at: customer.createdAt.toISOString() };
     },
   },
@@ -169,13 +169,12 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
       const { TenantContext } = await import('../common/tenancy/tenant-context.js');
       const { Connection } = await import('../connections/connection.entity.js');
       const { ConnectionsRepository } = await import('../connections/connections.repository.js');
-      const { CustomersService } = await import('../customers/customers.service.js');
       const { registerExternalConnection } = await import('../connections/external-connections.js');
       const { toConnectionDto } = await import('../connections/connection.mapper.js');
       // The operator names the workspace; everything below runs in it, as a request would.
       const tenants = new TenantContext(ClsServiceManager.getClsService());
       const connections = new ConnectionsRepository(dataSource.getRepository(Connection), tenants);
-      const customers = new CustomersService(dataSource);
+      const customers = await customersService(dataSource);
       const connection = await tenants.run(Tenant.forOperator(customerId), () =>
         registerExternalConnection(connections, (id) => customers.exists(id), { customerId, platform, externalAccountId, accountName }),
       );
@@ -195,11 +194,42 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
   },
 };
 
+/*
+ * Outside the Nest container, services get what TypeOrmModule.forFeature and the Transactions
+ * provider would give them: repositories over `dataSource.getRepository(Entity)`, and transactions
+ * on the same DataSource. One import at a time: Jest's ESM loader fails on concurrent imports that
+ * share dependencies.
+ */
+
+async function customersRepository(dataSource: DataSource) {
+  const { Customer } = await import('../customers/customer.entity.js');
+  const { CustomersRepository } = await import('../customers/customers.repository.js');
+  return new CustomersRepository(dataSource.getRepository(Customer));
+}
+
+async function customersService(dataSource: DataSource) {
+  const customers = await customersRepository(dataSource);
+  const { CustomersService } = await import('../customers/customers.service.js');
+  return new CustomersService(customers);
+}
+
+async function transactions(dataSource: DataSource) {
+  const { Transactions } = await import('../database/transactions.js');
+  return new Transactions(dataSource);
+}
+
 async function usersService(context: CommandContext) {
-  // One import at a time: Jest's ESM loader fails on concurrent imports that share dependencies.
+  const dataSource = await context.dataSource();
+  const { User } = await import('../users/user.entity.js');
+  const { UsersRepository } = await import('../users/users.repository.js');
   const { UsersService } = await import('../users/users.service.js');
   const { PasswordHasher } = await import('../users/password-hasher.js');
-  return new UsersService(await context.dataSource(), new PasswordHasher());
+  return new UsersService(
+    new UsersRepository(dataSource.getRepository(User)),
+    await customersRepository(dataSource),
+    await transactions(dataSource),
+    new PasswordHasher(),
+  );
 }
 
 async function apiKeysService(context: CommandContext) {
@@ -207,18 +237,27 @@ async function apiKeysService(context: CommandContext) {
   const { pino } = await import('pino');
   const { Clock } = await import('../common/time/clock.js');
   const { CredentialCache } = await import('../common/credential-cache/credential-cache.js');
+  const { ApiKey } = await import('../api-keys/api-key.entity.js');
+  const { ApiKeysRepository } = await import('../api-keys/api-keys.repository.js');
   const { ApiKeysService } = await import('../api-keys/api-keys.service.js');
   // stdout carries the result alone, so warnings go to stderr.
   const logger = pino({ level: 'warn' }, pino.destination(2));
   // A cache that never listens checks every key in the database; running servers still hear the service's NOTIFY.
-  return new ApiKeysService(dataSource, new Clock(), new CredentialCache(undefined, logger), context.config, logger);
+  return new ApiKeysService(
+    new ApiKeysRepository(dataSource.getRepository(ApiKey)),
+    await customersRepository(dataSource),
+    await transactions(dataSource),
+    new Clock(),
+    new CredentialCache(undefined, logger),
+    context.config,
+    logger,
+  );
 }
 
 async function requireCustomer(context: CommandContext, customerId: number): Promise<void> {
-  const dataSource = await context.dataSource();
-  const { CustomersService } = await import('../customers/customers.service.js');
+  const customers = await customersRepository(await context.dataSource());
   const { ApiError } = await import('../common/errors/api-error.js');
-  if (!(await new CustomersService(dataSource).exists(customerId))) {
+  if (!(await customers.exists(customerId))) {
     throw ApiError.field('customer', `Customer ${customerId} does not exist.`);
   }
 }

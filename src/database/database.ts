@@ -41,3 +41,25 @@ export async function openDatabase(
     },
   };
 }
+
+export interface PreparedDatabase {
+  /** The URL the application's own pool (TypeOrmModule) connects to. */
+  url: string;
+  embedded: EmbeddedDatabase | undefined;
+  /** Stops the embedded cluster if this process started it. */
+  close(): Promise<void>;
+}
+
+/**
+ * For the server: resolves the database (starting the embedded cluster when DATABASE_URL is
+ * unset) and applies pending migrations over one short-lived connection. The application then
+ * builds its own DataSource from the URL, inside Nest.
+ */
+export async function prepareDatabase(
+  config: Pick<AppConfig, 'databaseUrl' | 'dataDir' | 'databasePoolSize'>,
+  options: { log?: (line: string) => void } = {},
+): Promise<PreparedDatabase> {
+  const opened = await openDatabase(config, { ...options, poolSize: 1, applicationName: 'audience-platform-migrate' });
+  await opened.dataSource.destroy();
+  return { url: config.databaseUrl ?? opened.embedded!.url, embedded: opened.embedded, close: () => opened.close() };
+}

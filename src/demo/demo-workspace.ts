@@ -3,8 +3,12 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type DataSource } from 'typeorm';
 import { Customer } from '../customers/customer.entity.js';
+import { CustomersRepository } from '../customers/customers.repository.js';
 import { CustomersService } from '../customers/customers.service.js';
+import { Transactions } from '../database/transactions.js';
 import { PasswordHasher } from '../users/password-hasher.js';
+import { User } from '../users/user.entity.js';
+import { UsersRepository } from '../users/users.repository.js';
 import { UsersService } from '../users/users.service.js';
 
 export interface DemoCredentials {
@@ -18,7 +22,8 @@ const DEMO_EMAIL = 'admin@demo.example';
 /**
  * On the very first start (no workspace at all) creates a demo workspace with an admin user and
  * a random password, kept in the data directory (mode 0600) so later starts can print it again.
- * Returns undefined when the database already had workspaces of its own.
+ * Returns undefined when the database already had workspaces of its own. Runs at startup outside
+ * the Nest container, like the CLI, so it builds its repositories from the DataSource itself.
  */
 export async function ensureDemoWorkspace(dataSource: DataSource, dataDir: string): Promise<DemoCredentials | undefined> {
   const file = join(dataDir, 'demo-credentials.json');
@@ -27,11 +32,18 @@ export async function ensureDemoWorkspace(dataSource: DataSource, dataDir: strin
     () => undefined,
   );
   if (saved) return saved;
-  if ((await dataSource.getRepository(Customer).count()) > 0) return undefined;
+  const customers = new CustomersRepository(dataSource.getRepository(Customer));
+  if (await customers.any()) return undefined;
 
-  const customer = await new CustomersService(dataSource).create('Demo workspace');
+  const customer = await new CustomersService(customers).create('Demo workspace');
   const password = randomBytes(12).toString('base64url');
-  await new UsersService(dataSource, new PasswordHasher()).create({ customerId: customer.id, email: DEMO_EMAIL, password, role: 'admin' });
+  const users = new UsersService(
+    new UsersRepository(dataSource.getRepository(User)),
+    customers,
+    new Transactions(dataSource),
+    new PasswordHasher(),
+  );
+  await users.create({ customerId: customer.id, email: DEMO_EMAIL, password, role: 'admin' });
   const credentials = { customer: customer.id, email: DEMO_EMAIL, password };
   await mkdir(dataDir, { recursive: true });
   await writeFile(file, JSON.stringify(credentials, null, 2), { mode: 0o600 });

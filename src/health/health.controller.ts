@@ -2,8 +2,8 @@ import { Controller, Get, Header, HttpCode, Inject, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import type { Redis } from 'ioredis';
-import { DataSource } from 'typeorm';
 import { Public } from '../auth/access.decorators.js';
+import { DatabaseHealth } from '../database/database-health.js';
 import { Metrics } from '../metrics/metrics.js';
 import { REDIS } from '../redis/redis.js';
 
@@ -15,7 +15,7 @@ const CHECK_TIMEOUT_MS = 2000;
 @Controller()
 export class HealthController {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly database: DatabaseHealth,
     private readonly metrics: Metrics,
     @Inject(REDIS) private readonly redis: Redis | null,
   ) {}
@@ -29,7 +29,7 @@ export class HealthController {
   /** Ready to serve: PostgreSQL (and Redis when configured) answer. 503 otherwise, 200 again once they are back. */
   @Get('readyz')
   async readiness(@Res({ passthrough: true }) reply: FastifyReply) {
-    const checks: Record<string, 'ok' | 'unavailable'> = { database: await this.check(() => this.dataSource.query('SELECT 1')) };
+    const checks: Record<string, 'ok' | 'unavailable'> = { database: await this.check(() => this.database.ping()) };
     if (this.redis) checks.redis = await this.check(() => this.redis!.ping());
     const ready = Object.values(checks).every((state) => state === 'ok');
     void reply.status(ready ? 200 : 503);

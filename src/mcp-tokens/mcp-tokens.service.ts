@@ -1,18 +1,19 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
-import { DataSource, Equal } from 'typeorm';
 import { type CredentialCache, publishInvalidation } from '../common/credential-cache/credential-cache.js';
 import { CREDENTIAL_CACHE } from '../common/credential-cache/credential-cache.token.js';
 import type { Identity } from '../auth/identity.js';
 import { matchesHash } from '../common/crypto/secret-hash.js';
 import { ApiError } from '../common/errors/api-error.js';
-import { buildPage, offsetOf, type Page, type PageRequest } from '../common/pagination/pagination.js';
+import { buildPage, type Page, type PageRequest } from '../common/pagination/pagination.js';
 import { Clock } from '../common/time/clock.js';
 import { OncePer } from '../common/time/once-per.js';
+import { Transactions } from '../database/transactions.js';
 import { LOGGER } from '../logging/logger.token.js';
 import type { UserRole } from '../users/user-role.js';
 import { generateMcpToken, mcpTokenPrefix } from './mcp-token-format.js';
-import { McpToken } from './mcp-token.entity.js';
+import type { McpToken } from './mcp-token.entity.js';
+import { type McpTokenOwner, McpTokensRepository } from './mcp-tokens.repository.js';
 
 export const DEFAULT_LIFETIME_DAYS = 90;
 export const MAX_LIFETIME_DAYS = 365;
@@ -45,28 +46,21 @@ export class McpTokensService {
   private readonly lastUsedWrites = new OncePer(60_000);
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly tokens: McpTokensRepository,
+    private readonly transactions: Transactions,
     private readonly clock: Clock,
     @Inject(CREDENTIAL_CACHE) private readonly cache: CredentialCache,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
-  async create(
-    owner: { userId: number; customerId: number },
-    name: string,
-    expiresInDays = DEFAULT_LIFETIME_DAYS,
-  ): Promise<McpTokenView & { token: string }> {
+  async create(owner: McpTokenOwner, name: string, expiresInDays = DEFAULT_LIFETIME_DAYS): Promise<McpTokenView & { token: string }> {
     const generated = generateMcpToken();
     const expiresAt = new Date(this.clock.nowMs() + expiresInDays * 86_400_000);
-    const saved = await this.dataSource.transaction(async (manager) => {
-      const row = await manager.getRepository(McpToken).save({
-        customerId: owner.customerId,
-        userId: owner.userId,
-        name,
-        prefix: generated.prefix,
-        tokenHash: generated.hash,
-        expiresAt,
-      });
+    const saved = await this.transactions.run(async (manager) => {
+      const row = await this.tokens.insert(
+        { customerId: owner.customerId, userId: owner.userId, name, prefix: generated.prefix, tokenHash: generated.hash, expiresAt },
+        manager,
+      );
       await publishInvalidation(manager, `mcptoken:${generated.prefix}`);
       return row;
     });
@@ -75,36 +69,17 @@ export class McpTokensService {
   }
 
   /** The user's own tokens that can still be used, newest first. */
-  async list(owner: { userId: number; customerId: number }, request: PageRequest, url: URL): Promise<Page<McpTokenView>> {
-    const query = this.dataSource
-      .getRepository(McpToken)
-      .createQueryBuilder('token')
-      .where('token.customerId = :customerId AND token.userId = :userId', { customerId: owner.customerId, userId: owner.userId })
-      .andWhere('token.revokedAt IS NULL');
-    const count = await query.clone().getCount();
-    const rows =
-      count > offsetOf(request)
-        ? await query
-            .orderBy(
-              `token.${request.ordering.field === 'name' ? 'name' : request.ordering.field === 'created_at' ? 'createdAt' : 'id'}`,
-              request.ordering.direction,
-            )
-            .addOrderBy('token.id', request.ordering.direction)
-            .offset(offsetOf(request))
-            .limit(request.pageSize)
-            .getMany()
-        : [];
+  async list(owner: McpTokenOwner, request: PageRequest, url: URL): Promise<Page<McpTokenView>> {
+    const { rows, count } = await this.tokens.listUnrevoked(owner, request);
     return buildPage(request, count, rows.map(toView), url);
   }
 
   /** Revokes one of the user's own tokens; another user's token is a 404, as if it did not exist. */
-  async revoke(owner: { userId: number; customerId: number }, id: number): Promise<void> {
-    const token = await this.dataSource
-      .getRepository(McpToken)
-      .findOneBy({ customerId: Equal(owner.customerId), id: Equal(id), userId: Equal(owner.userId) });
+  async revoke(owner: McpTokenOwner, id: number): Promise<void> {
+    const token = await this.tokens.findOwned(owner, id);
     if (!token || token.revokedAt !== null) throw ApiError.notFound();
-    await this.dataSource.transaction(async (manager) => {
-      await manager.getRepository(McpToken).update({ customerId: Equal(owner.customerId), id: Equal(id) }, { revokedAt: this.clock.now() });
+    await this.transactions.run(async (manager) => {
+      await this.tokens.revoke(token, this.clock.now(), manager);
       await publishInvalidation(manager, `mcptoken:${token.prefix}`);
     });
     this.cache.invalidate(`mcptoken:${token.prefix}`);
@@ -123,40 +98,24 @@ export class McpTokensService {
   }
 
   private async load(prefix: string): Promise<TokenRecord | null> {
-    const rows: {
-      id: number;
-      user_id: number;
-      customer_id: number;
-      role: UserRole;
-      is_active: boolean;
-      token_hash: Buffer;
-      expires_at: Date;
-      revoked_at: Date | null;
-    }[] = await this.dataSource.query(
-      `SELECT t.id, t.user_id, t.customer_id, u.role, u.is_active, t.token_hash, t.expires_at, t.revoked_at
-           FROM mcp_tokens t JOIN users u ON u.id = t.user_id
-          WHERE t.prefix = $1`,
-      [prefix],
-    );
-    const row = rows[0];
-    if (!row) return null;
+    const credential = await this.tokens.findCredential(prefix);
+    if (!credential) return null;
     return {
-      id: row.id,
-      userId: row.user_id,
-      customerId: row.customer_id,
-      role: row.role,
-      userActive: row.is_active,
-      hash: row.token_hash,
-      expiresAtMs: row.expires_at.getTime(),
-      revokedAtMs: row.revoked_at?.getTime() ?? null,
+      id: credential.id,
+      userId: credential.userId,
+      customerId: credential.customerId,
+      role: credential.role,
+      userActive: credential.userActive,
+      hash: credential.tokenHash,
+      expiresAtMs: credential.expiresAt.getTime(),
+      revokedAtMs: credential.revokedAt?.getTime() ?? null,
     };
   }
 
   private touch(record: TokenRecord, now: number): void {
     if (!this.lastUsedWrites.due(record.id, now)) return;
-    this.dataSource
-      .getRepository(McpToken)
-      .update({ customerId: Equal(record.customerId), id: Equal(record.id) }, { lastUsedAt: new Date(now) })
+    this.tokens
+      .recordUse(record, new Date(now))
       .catch((error: unknown) => this.logger.warn({ err: error, mcp_token: record.id }, 'could not record MCP token use'));
   }
 }

@@ -4,7 +4,7 @@ import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema } fr
 import type { Logger } from 'pino';
 import { AiModelInstancesService } from '../ai-model-instances/ai-model-instances.service.js';
 import { AudiencesService } from '../audiences/audiences.service.js';
-import { assertCanWrite } from '../auth/authentication.guard.js';
+import { assertCanWrite } from '../auth/access-policy.js';
 import type { Identity } from '../auth/identity.js';
 import { ApiError } from '../common/errors/api-error.js';
 import { ConnectionsService } from '../connections/connections.service.js';

@@ -1,12 +1,13 @@
-import { Inject, Injectable, Optional } from '../common/nest/light.js';
-import { DataSource, Equal } from 'typeorm';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { type CredentialCache, publishInvalidation } from '../common/credential-cache/credential-cache.js';
 import { CREDENTIAL_CACHE } from '../common/credential-cache/credential-cache.token.js';
 import { ApiError, type FieldErrors } from '../common/errors/api-error.js';
-import { Customer } from '../customers/customer.entity.js';
+import { CustomersRepository } from '../customers/customers.repository.js';
+import { Transactions } from '../database/transactions.js';
 import { PasswordHasher } from './password-hasher.js';
 import { USER_ROLES, type UserRole } from './user-role.js';
-import { User } from './user.entity.js';
+import type { User } from './user.entity.js';
+import { UsersRepository } from './users.repository.js';
 
 export interface NewUser {
   customerId: number;
@@ -22,7 +23,9 @@ export const MIN_PASSWORD_LENGTH = 8;
 @Injectable()
 export class UsersService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly users: UsersRepository,
+    private readonly customers: CustomersRepository,
+    private readonly transactions: Transactions,
     private readonly hasher: PasswordHasher,
     @Optional() @Inject(CREDENTIAL_CACHE) private readonly cache?: CredentialCache,
   ) {}
@@ -37,13 +40,13 @@ export class UsersService {
     if (!USER_ROLES.includes(role)) errors.role = [`Must be one of ${USER_ROLES.join(', ')}.`];
     if (Object.keys(errors).length > 0) throw ApiError.validation(errors);
 
-    if (!(await this.dataSource.getRepository(Customer).existsBy({ id: Equal(customerId) }))) {
+    if (!(await this.customers.exists(customerId))) {
       throw ApiError.field('customer', `Customer ${customerId} does not exist.`);
     }
     if (await this.findByEmail(address)) throw ApiError.field('email', 'A user with this email already exists.');
     const passwordHash = await this.hasher.hash(password);
     try {
-      return await this.dataSource.getRepository(User).save({ customerId, email: address, passwordHash, role, isActive: true });
+      return await this.users.insert({ customerId, email: address, passwordHash, role, isActive: true });
     } catch (error) {
       // Two creations racing for one address: the unique index decides.
       if ((error as { code?: string }).code === '23505') throw ApiError.field('email', 'A user with this email already exists.');
@@ -53,15 +56,11 @@ export class UsersService {
 
   /** Case-insensitive, served by the unique index on lower(email). */
   findByEmail(email: string): Promise<User | null> {
-    return this.dataSource
-      .getRepository(User)
-      .createQueryBuilder('user')
-      .where('lower(user.email) = lower(:email)', { email: email.trim() })
-      .getOne();
+    return this.users.findByEmail(email.trim());
   }
 
   findById(id: number): Promise<User | null> {
-    return this.dataSource.getRepository(User).findOneBy({ id: Equal(id) });
+    return this.users.findById(id);
   }
 
   /**
@@ -73,8 +72,8 @@ export class UsersService {
     if (!user) throw ApiError.notFound(`No user with email ${email.trim()}.`);
     if (user.isActive) {
       user.isActive = false;
-      await this.dataSource.transaction(async (manager) => {
-        await manager.getRepository(User).update({ id: Equal(user.id) }, { isActive: false });
+      await this.transactions.run(async (manager) => {
+        await this.users.deactivate(user.id, manager);
         await publishInvalidation(manager, `user:${user.id}`);
       });
       // This process evicts at once; the others on NOTIFY.

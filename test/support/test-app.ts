@@ -1,6 +1,6 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { pino } from 'pino';
-import type { DataSource } from 'typeorm';
+import { DataSource, type DataSourceOptions } from 'typeorm';
 import { closeGracefully, createApp } from '../../src/app.js';
 import { SettableClock } from '../../src/common/time/clock.js';
 import { createRedis } from '../../src/redis/redis.js';
@@ -19,6 +19,7 @@ export interface TestApp {
   app: NestFastifyApplication;
   baseUrl: string;
   config: AppConfig;
+  /** The app's own DataSource (its pool), for fixtures and checks that read the database directly. */
   dataSource: DataSource;
   database: TestDatabase;
   /** The app's clock: move it to expire tokens and keys without sleeping. */
@@ -28,15 +29,28 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** The real application on a real port with its own database. */
-export async function startTestApp(env: Record<string, string> = {}, options: { dataSource?: DataSource } = {}): Promise<TestApp> {
+/**
+ * The real application on a real port with its own database (or `DATABASE_URL` from `env`, e.g.
+ * through a proxy or shared with another instance); `dataSourceOverrides` reach the app's
+ * DataSource options (a query logger).
+ */
+export async function startTestApp(
+  env: Record<string, string> = {},
+  options: { dataSourceOverrides?: Partial<DataSourceOptions> } = {},
+): Promise<TestApp> {
   const database = await createTestDatabase();
-  const dataSource = options.dataSource ?? database.dataSource;
   const config = loadConfig({ ...TEST_ENV, DATABASE_URL: database.url, ...env });
   const clock = new SettableClock();
   // REDIS_URL in `env` runs the app on Redis (rate-limit counters, /readyz), as in production.
   const redis = createRedis(config.redisUrl);
-  const app = await createApp({ config, dataSource, logger: pino({ level: 'silent' }), clock, redis });
+  const app = await createApp({
+    config,
+    logger: pino({ level: 'silent' }),
+    clock,
+    redis,
+    dataSourceOverrides: options.dataSourceOverrides,
+  });
+  const dataSource = app.get(DataSource);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.getHttpServer().address() as { port: number };
   const baseUrl = `http://127.0.0.1:${address.port}`;
@@ -51,7 +65,6 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
     async close() {
       await closeGracefully(app, 10_000);
       redis?.disconnect();
-      if (dataSource !== database.dataSource && dataSource.isInitialized) await dataSource.destroy();
       await database.drop();
     },
   };

@@ -5,7 +5,7 @@ import type { AppConfig } from '../../config/app-config.js';
 import { APP_CONFIG } from '../../config/config.token.js';
 import type { Identity } from '../identity.js';
 import { SessionsService, tokenNotValid } from '../sessions.service.js';
-import { JWT_ALGORITHMS, TokenService } from '../tokens/token.service.js';
+import { JWT_ALGORITHMS, jwtSigningKey, TokenService } from '../tokens/token.service.js';
 
 /**
  * `Authorization: Bearer <access JWT>`. passport-jwt checks the signature, the algorithm (HS256
@@ -22,7 +22,7 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
     super({
       jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(),
       // The prebuilt KeyObject: a string secret costs a key derivation on every request.
-      secretOrKey: tokens.key as unknown as string,
+      secretOrKey: jwtSigningKey(config) as unknown as string,
       algorithms: JWT_ALGORITHMS,
       issuer: config.jwtIssuer,
       ignoreExpiration: true,

@@ -1,7 +1,8 @@
 import jwt from 'jsonwebtoken';
 import { SettableClock } from '../../common/time/clock.js';
 import { loadConfig } from '../../config/app-config.js';
-import { TokenService } from './token.service.js';
+import { JwtService } from '@nestjs/jwt';
+import { jwtModuleOptions, TokenService } from './token.service.js';
 
 const config = loadConfig({
   JWT_SECRET: 's'.repeat(40),
@@ -12,7 +13,7 @@ const subject = { userId: 7, customerId: 3, role: 'editor' as const, sessionId: 
 
 describe('TokenService', () => {
   const clock = new SettableClock();
-  const tokens = new TokenService(config, clock);
+  const tokens = new TokenService(new JwtService(jwtModuleOptions(config)), config, clock);
   afterEach(() => clock.reset());
 
   it('issues an access and a refresh token of the same session with the documented claims', () => {

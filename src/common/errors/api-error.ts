@@ -1,4 +1,4 @@
-import { HttpException } from '../nest/light.js';
+import { HttpException } from '@nestjs/common';
 
 /** The stable error codes of SPEC section 5. */
 export const ERROR_CODES = [

@@ -1,12 +1,13 @@
-import { type CallHandler, type ExecutionContext, HttpStatus, Injectable, type NestInterceptor } from '@nestjs/common';
-import { HTTP_CODE_METADATA } from '@nestjs/common/constants.js';
+import { type CallHandler, type ExecutionContext, Injectable, type NestInterceptor } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { from, mergeMap, type Observable, of, throwError, catchError } from 'rxjs';
-import { DataSource } from 'typeorm';
 import { sha256 } from '../crypto/secret-hash.js';
 import { ApiError } from '../errors/api-error.js';
-import { IdempotencyKey } from './idempotency-key.entity.js';
+import { type IdempotencyKeyOwner, IdempotencyKeysRepository } from './idempotency-keys.repository.js';
 
+/** Route metadata: the success status that a replay repeats (set by `@Idempotent()`). */
+export const IDEMPOTENT_STATUS = 'idempotency:status';
 const HEADER = 'idempotency-key';
 const RETENTION_HOURS = 24;
 
@@ -19,7 +20,10 @@ const RETENTION_HOURS = 24;
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly keys: IdempotencyKeysRepository,
+    private readonly reflector: Reflector,
+  ) {}
 
   async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
     const http = context.switchToHttp();
@@ -32,30 +36,16 @@ export class IdempotencyInterceptor implements NestInterceptor {
     }
     const identity = request.identity;
     if (!identity) return next.handle();
-    const owner = {
+    const owner: IdempotencyKeyOwner = {
       customerId: identity.customerId,
       identity: identity.kind === 'api_key' ? `api_key:${identity.apiKeyId}` : `user:${identity.userId}`,
       key: header,
     };
     const requestHash = sha256(`${request.method} ${request.url.split('?', 1)[0]}\n${canonicalJson(request.body)}`);
-    const repository = this.dataSource.getRepository(IdempotencyKey);
 
-    await repository
-      .createQueryBuilder()
-      .delete()
-      .where('customer_id = :customerId AND identity = :identity AND key = :key', owner)
-      .andWhere(`created_at < now() - interval '${RETENTION_HOURS} hours'`)
-      .execute();
-    const claimed = await repository
-      .createQueryBuilder()
-      .insert()
-      .values({ ...owner, requestHash })
-      .orIgnore()
-      .returning(['key'])
-      .execute();
-
-    if (claimed.raw.length === 0) {
-      const existing = await repository.findOneBy(owner);
+    await this.keys.deleteExpired(owner, RETENTION_HOURS);
+    if (!(await this.keys.claim(owner, requestHash))) {
+      const existing = await this.keys.find(owner);
       if (!existing) throw ApiError.conflict('This Idempotency-Key is being released; retry.');
       if (!existing.requestHash.equals(requestHash))
         throw ApiError.conflict('This Idempotency-Key was already used with a different request.');
@@ -64,12 +54,10 @@ export class IdempotencyInterceptor implements NestInterceptor {
       return of(existing.responseBody);
     }
 
-    const status =
-      (Reflect.getMetadata(HTTP_CODE_METADATA, context.getHandler()) as number | undefined) ??
-      (request.method === 'POST' ? HttpStatus.CREATED : HttpStatus.OK);
+    const status = this.reflector.get<number>(IDEMPOTENT_STATUS, context.getHandler());
     return next.handle().pipe(
-      mergeMap((body) => from(repository.update(owner, { statusCode: status, responseBody: body as object }).then(() => body))),
-      catchError((error: unknown) => from(repository.delete(owner)).pipe(mergeMap(() => throwError(() => error)))),
+      mergeMap((body) => from(this.keys.complete(owner, status, body).then(() => body))),
+      catchError((error: unknown) => from(this.keys.release(owner)).pipe(mergeMap(() => throwError(() => error)))),
     );
   }
 }

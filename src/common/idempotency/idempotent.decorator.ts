@@ -1,10 +1,11 @@
-import { applyDecorators, UseInterceptors } from '@nestjs/common';
+import { applyDecorators, SetMetadata, UseInterceptors } from '@nestjs/common';
 import { ApiHeader, ApiResponse } from '@nestjs/swagger';
-import { IdempotencyInterceptor } from './idempotency.interceptor.js';
+import { IDEMPOTENT_STATUS, IdempotencyInterceptor } from './idempotency.interceptor.js';
 
-/** A create that honours `Idempotency-Key` (SPEC section 8). */
-export const Idempotent = () =>
+/** A create that honours `Idempotency-Key` (SPEC section 8); `status` is the success status a replay repeats. */
+export const Idempotent = (status = 201) =>
   applyDecorators(
+    SetMetadata(IDEMPOTENT_STATUS, status),
     UseInterceptors(IdempotencyInterceptor),
     ApiHeader({
       name: 'Idempotency-Key',

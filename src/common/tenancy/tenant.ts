@@ -1,5 +1,4 @@
-import type { ExecutionContext } from '@nestjs/common';
-import { createParamDecorator } from '../nest/light.js';
+import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import type { Identity } from '../../auth/identity.js';
 import { ApiError } from '../errors/api-error.js';

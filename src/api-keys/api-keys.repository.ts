@@ -1,0 +1,68 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { type EntityManager, Equal, type Repository } from 'typeorm';
+import { ApiKey, type ApiKeyScope } from './api-key.entity.js';
+
+export interface NewApiKeyRow {
+  customerId: number;
+  name: string;
+  prefix: string;
+  keyHash: Buffer;
+  scope: ApiKeyScope;
+  expiresAt: Date | null;
+}
+
+/**
+ * All SQL about API keys. Not a TenantRepository: a key is looked up by its prefix to learn its
+ * workspace, and the operator CLI manages keys of any workspace, so ids are passed explicitly.
+ * Every UPDATE still names the customer, so it is served by the (customer_id, id) primary key.
+ */
+@Injectable()
+export class ApiKeysRepository {
+  constructor(@InjectRepository(ApiKey) private readonly apiKeys: Repository<ApiKey>) {}
+
+  insert(values: NewApiKeyRow, manager?: EntityManager): Promise<ApiKey> {
+    return this.managerOf(manager).getRepository(ApiKey).save(values);
+  }
+
+  /** A workspace's keys, oldest first, revoked and expired ones included. */
+  listByCustomer(customerId: number): Promise<ApiKey[]> {
+    return this.apiKeys.find({ where: { customerId: Equal(customerId) }, order: { id: 'ASC' } });
+  }
+
+  findById(id: number, manager?: EntityManager): Promise<ApiKey | null> {
+    return this.managerOf(manager)
+      .getRepository(ApiKey)
+      .findOneBy({ id: Equal(id) });
+  }
+
+  findByPrefix(prefix: string): Promise<ApiKey | null> {
+    return this.apiKeys.findOneBy({ prefix: Equal(prefix) });
+  }
+
+  async revoke(key: Pick<ApiKey, 'customerId' | 'id'>, revokedAt: Date, manager?: EntityManager): Promise<void> {
+    await this.managerOf(manager)
+      .getRepository(ApiKey)
+      .update({ customerId: Equal(key.customerId), id: Equal(key.id) }, { revokedAt });
+  }
+
+  /** Points a rotated key at its replacement and shortens its life to the grace period. */
+  async markReplaced(
+    key: Pick<ApiKey, 'customerId' | 'id'>,
+    replacedById: number,
+    expiresAt: Date | null,
+    manager?: EntityManager,
+  ): Promise<void> {
+    await this.managerOf(manager)
+      .getRepository(ApiKey)
+      .update({ customerId: Equal(key.customerId), id: Equal(key.id) }, { replacedById, expiresAt });
+  }
+
+  async recordUse(key: Pick<ApiKey, 'customerId' | 'id'>, at: Date): Promise<void> {
+    await this.apiKeys.update({ customerId: Equal(key.customerId), id: Equal(key.id) }, { lastUsedAt: at });
+  }
+
+  private managerOf(manager: EntityManager | undefined): EntityManager {
+    return manager ?? this.apiKeys.manager;
+  }
+}

@@ -1,0 +1,28 @@
+import { ApiError } from '../common/errors/api-error.js';
+import type { Access } from './access.decorators.js';
+import type { Identity } from './identity.js';
+
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * The write rule of SPEC section 1, in one place: viewers and read-scoped keys only read. The
+ * access guard applies it to every non-GET route; the MCP tools apply it to their write tools.
+ */
+export function assertCanWrite(identity: Identity): void {
+  if (identity.kind === 'api_key' ? identity.scope !== 'write' : identity.role === 'viewer') {
+    throw ApiError.permissionDenied(identity.kind === 'api_key' ? 'This API key is read-only.' : 'Viewers can only read.');
+  }
+}
+
+/**
+ * Whether an authenticated caller may use a route: personal routes are for users (an API key →
+ * 403); any other write needs an admin/editor or a write key. MCP routes check per tool.
+ */
+export function assertMayCall(identity: Identity, access: Access, method: string): void {
+  if (access === 'public' || access === 'mcp') return;
+  if (access === 'personal') {
+    if (identity.kind !== 'user') throw ApiError.permissionDenied('This endpoint is for users; an API key cannot use it.');
+    return;
+  }
+  if (!READ_METHODS.has(method)) assertCanWrite(identity);
+}

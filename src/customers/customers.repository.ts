@@ -1,0 +1,32 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { type EntityManager, Equal, type Repository } from 'typeorm';
+import { Customer } from './customer.entity.js';
+
+/**
+ * All SQL about customers (workspaces). Not a TenantRepository: a workspace is what a tenant is,
+ * and it is looked up before any tenant context exists (CLI, user and key creation).
+ */
+@Injectable()
+export class CustomersRepository {
+  constructor(@InjectRepository(Customer) private readonly customers: Repository<Customer>) {}
+
+  insert(name: string, manager?: EntityManager): Promise<Customer> {
+    return this.managerOf(manager).getRepository(Customer).save({ name });
+  }
+
+  exists(id: number, manager?: EntityManager): Promise<boolean> {
+    return this.managerOf(manager)
+      .getRepository(Customer)
+      .existsBy({ id: Equal(id) });
+  }
+
+  /** Whether the database holds any workspace at all (the demo workspace is made only when not). */
+  async any(): Promise<boolean> {
+    return (await this.customers.count()) > 0;
+  }
+
+  private managerOf(manager: EntityManager | undefined): EntityManager {
+    return manager ?? this.customers.manager;
+  }
+}

@@ -1,0 +1,96 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { type EntityManager, Equal, type Repository } from 'typeorm';
+import { offsetOf, type PageRequest } from '../common/pagination/pagination.js';
+import type { UserRole } from '../users/user-role.js';
+import { McpToken } from './mcp-token.entity.js';
+
+/** The user a token belongs to; every method but the credential lookup is narrowed to one. */
+export interface McpTokenOwner {
+  userId: number;
+  customerId: number;
+}
+
+export interface NewMcpTokenRow extends McpTokenOwner {
+  name: string;
+  prefix: string;
+  tokenHash: Buffer;
+  expiresAt: Date;
+}
+
+/** A token with what a request needs of its user, read in one statement. */
+export interface McpTokenCredential {
+  id: number;
+  userId: number;
+  customerId: number;
+  role: UserRole;
+  userActive: boolean;
+  tokenHash: Buffer;
+  expiresAt: Date;
+  revokedAt: Date | null;
+}
+
+/** The list's ordering fields (SPEC section 4) mapped to entity properties. */
+const ORDERING_PROPERTIES: Record<string, keyof McpToken> = { id: 'id', name: 'name', created_at: 'createdAt' };
+
+/**
+ * All SQL about MCP tokens. Not a TenantRepository: /mcp finds a token by its prefix to learn
+ * whose it is, before any workspace is known; the other methods take their owner explicitly.
+ */
+@Injectable()
+export class McpTokensRepository {
+  constructor(@InjectRepository(McpToken) private readonly tokens: Repository<McpToken>) {}
+
+  insert(values: NewMcpTokenRow, manager?: EntityManager): Promise<McpToken> {
+    return this.managerOf(manager).getRepository(McpToken).save(values);
+  }
+
+  /** A page of the owner's tokens that are not revoked, with their count; no row query past the end. */
+  async listUnrevoked(owner: McpTokenOwner, request: PageRequest): Promise<{ rows: McpToken[]; count: number }> {
+    const query = this.tokens
+      .createQueryBuilder('token')
+      .where('token.customerId = :customerId AND token.userId = :userId', { customerId: owner.customerId, userId: owner.userId })
+      .andWhere('token.revokedAt IS NULL');
+    const count = await query.clone().getCount();
+    const offset = offsetOf(request);
+    if (count <= offset) return { rows: [], count };
+    const rows = await query
+      .orderBy(`token.${ORDERING_PROPERTIES[request.ordering.field] ?? 'id'}`, request.ordering.direction)
+      .addOrderBy('token.id', request.ordering.direction)
+      .offset(offset)
+      .limit(request.pageSize)
+      .getMany();
+    return { rows, count };
+  }
+
+  /** One of the owner's tokens, revoked or not; another user's is null, as if it did not exist. */
+  findOwned(owner: McpTokenOwner, id: number): Promise<McpToken | null> {
+    return this.tokens.findOneBy({ customerId: Equal(owner.customerId), id: Equal(id), userId: Equal(owner.userId) });
+  }
+
+  async revoke(token: Pick<McpToken, 'customerId' | 'id'>, revokedAt: Date, manager?: EntityManager): Promise<void> {
+    await this.managerOf(manager)
+      .getRepository(McpToken)
+      .update({ customerId: Equal(token.customerId), id: Equal(token.id) }, { revokedAt });
+  }
+
+  /** The token with this prefix and its user's role and active flag, in one statement: what authenticating on /mcp needs. */
+  async findCredential(prefix: string): Promise<McpTokenCredential | null> {
+    const rows: McpTokenCredential[] = await this.tokens.manager.query(
+      `SELECT t.id, t.user_id AS "userId", t.customer_id AS "customerId", u.role, u.is_active AS "userActive",
+              t.token_hash AS "tokenHash", t.expires_at AS "expiresAt", t.revoked_at AS "revokedAt"
+         FROM mcp_tokens t JOIN users u ON u.id = t.user_id
+        WHERE t.prefix = $1`,
+      [prefix],
+    );
+    return rows[0] ?? null;
+  }
+
+  async recordUse(token: Pick<McpToken, 'customerId' | 'id'>, at: Date): Promise<void> {
+    await this.tokens.update({ customerId: Equal(token.customerId), id: Equal(token.id) }, { lastUsedAt: at });
+  }
+
+  private managerOf(manager: EntityManager | undefined): EntityManager {
+    return manager ?? this.tokens.manager;
+  }
+}
