@@ -4,7 +4,7 @@ import type { EntityManager } from 'typeorm';
 import { ApiError } from '../common/errors/api-error.js';
 import { isForeignKeyViolation } from '../common/errors/database-errors.js';
 import type { Page, PageRequest } from '../common/pagination/pagination.js';
-import { buildPage } from '../common/pagination/pagination.js';
+import { pageOf } from '../common/pagination/pagination.js';
 import { toAiModelInstanceDto } from './ai-model-instance.mapper.js';
 import type { AiModelInstance, ModelStatus } from './ai-model-instance.entity.js';
 import { type AiModelInstanceFilters, AiModelInstancesRepository, type AiModelInstanceUsage } from './ai-model-instances.repository.js';
@@ -24,14 +24,11 @@ export class AiModelInstancesService {
   ) {}
 
   async list(filters: AiModelInstanceFilters, request: PageRequest, url: URL): Promise<Page<AiModelInstanceDto>> {
-    const { rows, count } = await this.models.list(filters, request);
-    return buildPage(request, count, rows.map(toAiModelInstanceDto), url);
+    return pageOf(await this.models.list(filters, request), request, url, toAiModelInstanceDto);
   }
 
   async get(id: number): Promise<AiModelInstanceDto> {
-    const model = await this.models.findById(id);
-    if (!model) throw ApiError.notFound();
-    return toAiModelInstanceDto(model);
+    return toAiModelInstanceDto(await this.models.getById(id));
   }
 
   /** A new instance starts `pending`, or directly in a status reachable from it (training counts as run 1). */
@@ -62,8 +59,7 @@ export class AiModelInstancesService {
    */
   async update(id: number, input: UpdateAiModelInstanceDto): Promise<AiModelInstanceDto> {
     return this.write(async (manager) => {
-      const model = await this.models.findById(id, { manager, lock: true });
-      if (!model) throw ApiError.notFound();
+      const model = await this.models.getById(id, { manager, lock: true });
       const next: ModelState = {
         name: input.name ?? model.name,
         modelType: input.model_type ?? model.modelType,
@@ -89,8 +85,7 @@ export class AiModelInstancesService {
    */
   async delete(id: number): Promise<void> {
     await this.write(async (manager) => {
-      const model = await this.models.findById(id, { manager, lock: true });
-      if (!model) throw ApiError.notFound();
+      await this.models.getById(id, { manager, lock: true });
       const usage = await this.models.usage(id, manager);
       if (usage.audiences > 0 || usage.signals > 0) throw inUse(usage);
       await this.models.delete(id, manager);

@@ -5,7 +5,7 @@ import { AiModelInstancesRepository } from '../ai-model-instances/ai-model-insta
 import { ApiError, type FieldErrors } from '../common/errors/api-error.js';
 import { constraintOf, isForeignKeyViolation, isUniqueViolation } from '../common/errors/database-errors.js';
 import type { Page, PageRequest } from '../common/pagination/pagination.js';
-import { buildPage } from '../common/pagination/pagination.js';
+import { pageOf } from '../common/pagination/pagination.js';
 import { MESSAGES } from '../common/validation/fields.js';
 import { ConnectionsRepository } from '../connections/connections.repository.js';
 import { toAudienceDto } from './audience.mapper.js';
@@ -28,19 +28,11 @@ export class AudiencesService {
   ) {}
 
   async list(filters: AudienceFilters, request: PageRequest, url: URL): Promise<Page<AudienceDto>> {
-    const { rows, count } = await this.audiences.list(filters, request);
-    return buildPage(
-      request,
-      count,
-      rows.map((row) => toAudienceDto(row, row.connectionIds)),
-      url,
-    );
+    return pageOf(await this.audiences.list(filters, request), request, url, (row) => toAudienceDto(row, row.connectionIds));
   }
 
   async get(id: number): Promise<AudienceDto> {
-    const audience = await this.audiences.findById(id);
-    if (!audience) throw ApiError.notFound();
-    return this.present(audience);
+    return this.present(await this.audiences.getById(id));
   }
 
   async create(input: CreateAudienceDto): Promise<AudienceDto> {
@@ -83,8 +75,7 @@ export class AudiencesService {
    */
   async update(id: number, input: UpdateAudienceDto): Promise<AudienceDto> {
     return this.write(async (manager) => {
-      const audience = await this.audiences.findById(id, { manager, lock: true });
-      if (!audience) throw ApiError.notFound();
+      const audience = await this.audiences.getById(id, { manager, lock: true });
       const currentConnections = (await this.audiences.connectionIds([id], manager)).get(id) ?? [];
       const next: AudienceState = {
         name: input.name ?? audience.name,
@@ -124,8 +115,7 @@ export class AudiencesService {
   /** 409 while a signal still points at the audience: deleting it would silently rewire them. */
   async delete(id: number): Promise<void> {
     await this.write(async (manager) => {
-      const audience = await this.audiences.findById(id, { manager, lock: true });
-      if (!audience) throw ApiError.notFound();
+      await this.audiences.getById(id, { manager, lock: true });
       const signals = await this.audiences.signalCount(id, manager);
       if (signals > 0) throw ApiError.conflict(`This audience is used by ${signals} signal(s); remove it from them first.`);
       await this.audiences.delete(id, manager);

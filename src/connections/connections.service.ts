@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { ApiError } from '../common/errors/api-error.js';
-import { buildPage, type Page, type PageRequest } from '../common/pagination/pagination.js';
-import { SignalsRepository } from '../signals/signals.repository.js';
+import { pageOf, type Page, type PageRequest } from '../common/pagination/pagination.js';
 import { toConnectionDto } from './connection.mapper.js';
+import { ConnectionRemovalHandlers } from './connection-removal.js';
 import { type ConnectionFilters, ConnectionsRepository } from './connections.repository.js';
 import type { ConnectionDto, UpdateConnectionDto } from './dto/connection.dto.js';
 import { ProviderRevoker } from './provider-revoker.js';
@@ -14,26 +13,22 @@ export class ConnectionsService {
   constructor(
     private readonly transactions: Transactions,
     private readonly connections: ConnectionsRepository,
-    private readonly signals: SignalsRepository,
+    private readonly removalHandlers: ConnectionRemovalHandlers,
     private readonly revoker: ProviderRevoker,
   ) {}
 
   async list(filters: ConnectionFilters, request: PageRequest, url: URL): Promise<Page<ConnectionDto>> {
-    const { rows, count } = await this.connections.list(filters, request);
-    return buildPage(request, count, rows.map(toConnectionDto), url);
+    return pageOf(await this.connections.list(filters, request), request, url, toConnectionDto);
   }
 
   async get(id: number): Promise<ConnectionDto> {
-    const connection = await this.connections.findById(id);
-    if (!connection) throw ApiError.notFound();
-    return toConnectionDto(connection);
+    return toConnectionDto(await this.connections.getById(id));
   }
 
   /** Only the display name is the client's; a PATCH that changes nothing leaves updated_at alone. */
   async update(id: number, input: UpdateConnectionDto): Promise<ConnectionDto> {
     return this.transactions.run(async (manager) => {
-      const connection = await this.connections.findById(id, { manager, lock: true });
-      if (!connection) throw ApiError.notFound();
+      const connection = await this.connections.getById(id, { manager, lock: true });
       if (input.account_name === undefined || input.account_name === connection.accountName) return toConnectionDto(connection);
       connection.accountName = input.account_name;
       return toConnectionDto(await this.connections.save(connection, manager));
@@ -48,13 +43,12 @@ export class ConnectionsService {
    * are detached and paused, and it is deleted (audience links cascade).
    */
   async delete(id: number): Promise<void> {
-    const connection = await this.connections.findById(id);
-    if (!connection) throw ApiError.notFound();
+    const connection = await this.connections.getById(id);
     const tokens = await this.connections.storedTokens(id);
     if (tokens) await this.revoker.revoke(connection, tokens);
     await this.transactions.run(async (manager) => {
-      if (!(await this.connections.findById(id, { manager, lock: true }))) throw ApiError.notFound();
-      await this.signals.detachConnection(id, manager);
+      await this.connections.getById(id, { manager, lock: true });
+      await this.removalHandlers.run(id, manager);
       await this.connections.delete(id, manager);
     });
   }

@@ -5,7 +5,7 @@ import { AiModelInstancesRepository } from '../ai-model-instances/ai-model-insta
 import { AudiencesRepository } from '../audiences/audiences.repository.js';
 import { ApiError, type FieldErrors } from '../common/errors/api-error.js';
 import { constraintOf, isForeignKeyViolation } from '../common/errors/database-errors.js';
-import { buildPage, type Page, type PageRequest } from '../common/pagination/pagination.js';
+import { pageOf, type Page, type PageRequest } from '../common/pagination/pagination.js';
 import { MESSAGES } from '../common/validation/fields.js';
 import { ConnectionsRepository } from '../connections/connections.repository.js';
 import type { CreateSignalDto, SignalDto, UpdateSignalDto } from './dto/signal.dto.js';
@@ -42,14 +42,11 @@ export class SignalsService {
   ) {}
 
   async list(filters: SignalFilters, request: PageRequest, url: URL): Promise<Page<SignalDto>> {
-    const { rows, count } = await this.signals.list(filters, request);
-    return buildPage(request, count, rows.map(toSignalDto), url);
+    return pageOf(await this.signals.list(filters, request), request, url, toSignalDto);
   }
 
   async get(id: number): Promise<SignalDto> {
-    const signal = await this.signals.findById(id);
-    if (!signal) throw ApiError.notFound();
-    return toSignalDto(signal);
+    return toSignalDto(await this.signals.getById(id));
   }
 
   /** Creating is the transition draft → `status`, with the same activation rule. */
@@ -78,8 +75,7 @@ export class SignalsService {
    */
   async update(id: number, input: UpdateSignalDto): Promise<SignalDto> {
     return this.transactions.run(async (manager) => {
-      const signal = await this.signals.findById(id, { manager, lock: true });
-      if (!signal) throw ApiError.notFound();
+      const signal = await this.signals.getById(id, { manager, lock: true });
       const next: SignalState = {
         name: input.name ?? signal.name,
         description: input.description ?? signal.description,

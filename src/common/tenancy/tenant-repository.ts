@@ -1,4 +1,5 @@
 import type { EntityManager, EntityTarget, ObjectLiteral, Repository, SelectQueryBuilder } from 'typeorm';
+import { ApiError } from '../errors/api-error.js';
 import { offsetOf, type PageRequest } from '../pagination/pagination.js';
 import type { Tenant } from './tenant.js';
 import type { TenantContext } from './tenant-context.js';
@@ -166,6 +167,13 @@ export abstract class TenantRepository<E extends TenantEntity & ObjectLiteral> {
     const query = this.query(options.manager).andWhere(`${this.alias}.id = :id`, { id });
     if (options.lock) query.setLock('pessimistic_write');
     return query.getOne();
+  }
+
+  /** One object by id; a 404 when it is missing, which is also what another workspace's id gives. */
+  async getById(id: number, options: { manager?: EntityManager; lock?: boolean } = {}): Promise<E> {
+    const found = await this.findById(id, options);
+    if (!found) throw ApiError.notFound();
+    return found;
   }
 
   /** The ids among `ids` that exist in the tenant: for validating references. */

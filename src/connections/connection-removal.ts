@@ -1,0 +1,26 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+
+/** Something that must change, in the same transaction, when a connection is deleted. */
+export interface ConnectionRemovalHandler {
+  connectionRemoved(connectionId: number, manager: EntityManager): Promise<void>;
+}
+
+/**
+ * Lets features that point at connections react to a deletion without connections knowing them:
+ * the signals feature registers itself here (SPEC section 3: its signals are detached and
+ * paused), so module imports run one way, signals → connections. Handlers run inside the
+ * deleting transaction, in the current tenant context.
+ */
+@Injectable()
+export class ConnectionRemovalHandlers {
+  private readonly handlers: ConnectionRemovalHandler[] = [];
+
+  register(handler: ConnectionRemovalHandler): void {
+    this.handlers.push(handler);
+  }
+
+  async run(connectionId: number, manager: EntityManager): Promise<void> {
+    for (const handler of this.handlers) await handler.connectionRemoved(connectionId, manager);
+  }
+}
