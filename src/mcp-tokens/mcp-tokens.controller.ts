@@ -16,7 +16,7 @@ import { IdPipe } from '../common/http/id-param.js';
 import type { Query as QueryString } from '../common/http/query-filters.js';
 import { ApiList, requestUrl } from '../common/pagination/list-endpoint.js';
 import { parsePageRequest } from '../common/pagination/pagination.js';
-import { CurrentIdentity } from '../common/tenancy/tenant.js';
+import { CurrentIdentity } from '../auth/current-identity.decorator.js';
 import { IntegerField, RequiredString } from '../common/validation/fields.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.token.js';
@@ -24,11 +24,11 @@ import { ApiProblems } from '../openapi/problem-details.schema.js';
 import { DEFAULT_LIFETIME_DAYS, MAX_LIFETIME_DAYS, McpTokensService } from './mcp-tokens.service.js';
 
 export class CreateMcpTokenDto {
-  @ApiProperty({ minLength: 1, maxLength: 255, example: 'Claude Desktop on my laptop' })
+  @ApiProperty({ example: 'Claude Desktop on my laptop' })
   @RequiredString({ max: 255 })
   name: string;
 
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_LIFETIME_DAYS, default: DEFAULT_LIFETIME_DAYS, example: 30 })
+  @ApiPropertyOptional({ default: DEFAULT_LIFETIME_DAYS, example: 30 })
   @IntegerField({ min: 1, max: MAX_LIFETIME_DAYS, optional: true })
   expires_in_days?: number;
 }
