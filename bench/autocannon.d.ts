@@ -35,6 +35,8 @@ declare module 'autocannon' {
     body?: string;
     requests?: Request[];
     title?: string;
+    /** Milliseconds between samples of the per-second stats; also how often it checks whether it is done. */
+    sampleInt?: number;
   }
 
   export interface Result {
@@ -56,6 +58,8 @@ declare module 'autocannon' {
 
   export interface Instance extends PromiseLike<Result> {
     stop(): void;
+    /** Every response, as it arrives. */
+    on(event: 'response', listener: (client: unknown, statusCode: number, bytes: number, responseTime: number) => void): this;
   }
 
   function autocannon(options: Options): Instance;

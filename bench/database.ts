@@ -23,7 +23,7 @@ export async function openBenchDatabase(dataDir: string, env: NodeJS.ProcessEnv 
   if (serverUrl) {
     const url = new URL(serverUrl);
     url.pathname = `/${BENCH_DATABASE_NAME}`;
-    await createDatabaseIfMissing(serverUrl);
+    await createDatabaseIfMissing(serverUrl, BENCH_DATABASE_NAME);
     const database = await openDatabase(
       { databaseUrl: url.toString(), dataDir, databasePoolSize: 2 },
       { applicationName: 'bench-migrate' },
@@ -46,14 +46,15 @@ export async function openBenchDatabase(dataDir: string, env: NodeJS.ProcessEnv 
   };
 }
 
-async function createDatabaseIfMissing(serverUrl: string): Promise<void> {
+/** `name` must be a plain identifier (it is spliced into CREATE DATABASE). */
+export async function createDatabaseIfMissing(serverUrl: string, name: string): Promise<void> {
   const client = new pg.Client({ connectionString: serverUrl, application_name: 'bench-setup' });
   await client.connect();
   try {
-    const exists = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [BENCH_DATABASE_NAME]);
+    const exists = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
     if (exists.rowCount === 0) {
-      note(`creating database ${BENCH_DATABASE_NAME}`);
-      await client.query(`CREATE DATABASE ${BENCH_DATABASE_NAME}`);
+      note(`creating database ${name}`);
+      await client.query(`CREATE DATABASE ${name}`);
     }
   } finally {
     await client.end();

@@ -46,7 +46,8 @@ export interface LoadOptions {
   postmasterPid: number | undefined;
 }
 
-const CLOCK_TICKS_PER_SECOND = 100;
+/** USER_HZ: what /proc/<pid>/stat counts CPU time in (100 on every Linux the bench runs on). */
+export const CLOCK_TICKS_PER_SECOND = 100;
 const SAMPLE_INTERVAL_MS = 200;
 
 /**
@@ -74,7 +75,9 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   for (const [code, stats] of Object.entries(result.statusCodeStats ?? {})) statusCodes[code] = Number(stats.count);
   const requests = Object.values(statusCodes).reduce((sum, count) => sum + count, 0);
   const cpu = sampler.cpuShare();
-  const perRequest = (percent: number) => (requests === 0 ? 0 : round((percent * 10 * result.duration) / requests, 2));
+  // From the raw ticks, not the rounded percentages: 1% of a core is too coarse for a cheap request.
+  const perRequest = (ticks: number) => (requests === 0 ? 0 : round(((ticks / CLOCK_TICKS_PER_SECOND) * 1000) / requests, 3));
+  const postgresTicks = sampler.postgresTicksUsed();
   return {
     // Completed responses over the window: autocannon's own per-second mean drops the partial last second.
     requestsPerSecond: round(requests / result.duration, 0),
@@ -88,9 +91,8 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     statusCodes,
     peakRssMb: round(sampler.peakRssKb / 1024, 1),
     cpu,
-    // 1% of a core for one second is 10 ms.
-    serverCpuMsPerRequest: perRequest(cpu.server),
-    postgresCpuMsPerRequest: cpu.postgres === null ? null : perRequest(cpu.postgres),
+    serverCpuMsPerRequest: perRequest(sampler.serverTicksUsed()),
+    postgresCpuMsPerRequest: postgresTicks === null ? null : perRequest(postgresTicks),
   };
 }
 
@@ -143,16 +145,23 @@ class Sampler {
     this.generatorDelta = process.cpuUsage(this.generatorCpu);
   }
 
+  serverTicksUsed(): number {
+    return this.serverTicks[1] - this.serverTicks[0];
+  }
+
+  postgresTicksUsed(): number | null {
+    if (this.postmasterPid === undefined) return null;
+    let ticks = 0;
+    for (const [pid, end] of this.postgresTicks[1]) ticks += end - (this.postgresTicks[0].get(pid) ?? 0);
+    return ticks;
+  }
+
   cpuShare(): CpuShare {
     const seconds = (this.stoppedAt - this.startedAt) / 1000;
     const percent = (ticks: number) => round((ticks / CLOCK_TICKS_PER_SECOND / seconds) * 100, 0);
-    const server = percent(this.serverTicks[1] - this.serverTicks[0]);
-    let postgres: number | null = null;
-    if (this.postmasterPid !== undefined) {
-      let ticks = 0;
-      for (const [pid, end] of this.postgresTicks[1]) ticks += end - (this.postgresTicks[0].get(pid) ?? 0);
-      postgres = percent(ticks);
-    }
+    const server = percent(this.serverTicksUsed());
+    const postgresTicks = this.postgresTicksUsed();
+    const postgres = postgresTicks === null ? null : percent(postgresTicks);
     const loadGenerator = round(((this.generatorDelta.user + this.generatorDelta.system) / 1e6 / seconds) * 100, 0);
     const machine = percent(this.machineTicks[1] - this.machineTicks[0]);
     return { server, postgres, loadGenerator, machine, other: Math.max(0, machine - server - (postgres ?? 0) - loadGenerator) };
@@ -187,12 +196,13 @@ function readStat(pid: number): { pid: number; ppid: number; ticks: number } | u
   }
 }
 
-function processTicks(pid: number): number | undefined {
+/** utime + stime of the process, all its threads, in clock ticks (CLOCK_TICKS_PER_SECOND). */
+export function processTicks(pid: number): number | undefined {
   return readStat(pid)?.ticks;
 }
 
 /** Busy ticks of all cores together (everything but idle and iowait), from /proc/stat. */
-function machineBusyTicks(): number {
+export function machineBusyTicks(): number {
   const fields = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).slice(1).map(Number);
   const total = fields.slice(0, 8).reduce((sum, value) => sum + value, 0);
   return total - fields[3]! - fields[4]!;

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LoadResult } from './load.js';
@@ -78,7 +79,7 @@ function percent(ratio: number): string {
 }
 
 /** A plain-text table: columns padded to their widest cell; numbers right-aligned. */
-function table(header: string[], rows: (string | number)[][]): string {
+export function table(header: string[], rows: (string | number)[][]): string {
   const cells = [header, ...rows.map((row) => row.map(String))];
   const widths = header.map((_, column) => Math.max(...cells.map((row) => row[column]!.length)));
   const numeric = header.map((_, column) =>
@@ -157,6 +158,7 @@ export function renderReport(report: Report): string {
           'p99 ms',
           'req/s',
           'service/ceiling',
+          'CPU ms/req svc (ceil)',
           'pg CPU ms/req',
           'CPU% svc/pg/gen/other',
         ],
@@ -171,6 +173,7 @@ export function renderReport(report: Report): string {
           entry.ceiling?.latencyP99 ?? '-',
           entry.ceiling?.requestsPerSecond ?? '-',
           ratioCell(entry.ratio),
+          costCell(entry.service, entry.ceiling),
           entry.service.postgresCpuMsPerRequest ?? '-',
           cpuCell(entry.service),
         ]),
@@ -199,4 +202,16 @@ export function writeReport(report: Report, resultsDir: string): string {
   const file = join(resultsDir, `bench-${String(report.meta.date).replace(/[:.]/g, '-')}.json`);
   writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
   return file;
+}
+
+/** The checkout's commit, marked when its tracked files have uncommitted changes. */
+export function gitCommit(cwd: string): string {
+  try {
+    const git = (args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const commit = git(['rev-parse', '--short=12', 'HEAD']);
+    const dirty = git(['status', '--porcelain', '--untracked-files=no']) !== '';
+    return dirty ? `${commit} (+ uncommitted changes)` : commit;
+  } catch {
+    return 'unknown';
+  }
 }

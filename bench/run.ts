@@ -9,11 +9,20 @@ import pg from 'pg';
 import { openBenchDatabase } from './database.js';
 import { fetchJson, type LoadResult, readRssKb, round, runLoad } from './load.js';
 import { note } from './progress.js';
-import { type Auth, checkTargets, type GrowthRecord, type Report, renderReport, type ScenarioRecord, writeReport } from './report.js';
+import {
+  type Auth,
+  checkTargets,
+  gitCommit,
+  type GrowthRecord,
+  type Report,
+  renderReport,
+  type ScenarioRecord,
+  writeReport,
+} from './report.js';
 import { SCENARIOS, type ScenarioData } from './scenarios.js';
 import { prepareRun, seed, type SeededWorkspace, workspacePlans } from './seed.js';
-import { freePort, type RunningServer, startServer } from './servers.js';
-import { BENCH_PASSWORD, readSettings } from './settings.js';
+import { freePort, hasTaskset, login, type RunningServer, startServer } from './servers.js';
+import { readSettings } from './settings.js';
 
 const PAGE_SIZE = 20;
 /** The deep page of the throughput scenarios, and the bound of the growth scenarios' deep page. */
@@ -265,16 +274,6 @@ async function scenarioData(pool: pg.Pool, main: SeededWorkspace): Promise<Scena
   };
 }
 
-async function login(baseUrl: string, email: string): Promise<string> {
-  const { status, body } = await fetchJson(`${baseUrl}/api/v1/jwt/create/`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email, password: BENCH_PASSWORD }),
-  });
-  if (status !== 200) throw new Error(`login of ${email} failed: ${status} ${JSON.stringify(body)}`);
-  return (body as { access: string }).access;
-}
-
 /**
  * Before any load: the same GETs to both servers must give the same JSON (links compared without
  * their origin). A ceiling that answered less would make the ratio meaningless.
@@ -346,29 +345,10 @@ function embeddedPostmasterPid(dataDir: string, url: string): number | undefined
   return new URL(url).port === port ? Number(pid) : undefined;
 }
 
-function hasTaskset(): boolean {
-  try {
-    execFileSync('taskset', ['-p', String(process.pid)], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 function withoutKeys(env: NodeJS.ProcessEnv, keys: string[]): NodeJS.ProcessEnv {
   const copy = { ...env };
   for (const key of keys) delete copy[key];
   return copy;
-}
-
-function gitCommit(cwd: string): string {
-  try {
-    const commit = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd, encoding: 'utf8' }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd, encoding: 'utf8' }).trim() !== '';
-    return dirty ? `${commit} (+ uncommitted changes)` : commit;
-  } catch {
-    return 'unknown';
-  }
 }
 
 function machineDescription(): string {

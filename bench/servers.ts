@@ -1,9 +1,11 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { fetchJson } from './load.js';
 import { note } from './progress.js';
+import { BENCH_PASSWORD } from './settings.js';
 
 /** A server under test, running as its own process (so it has its own event loop, like in production). */
 export interface RunningServer {
@@ -24,6 +26,8 @@ export interface StartOptions {
   cpu: number | undefined;
   port: number;
   nodeArgs?: string[];
+  /** The node binary to run the server with; the bench's own by default. */
+  node?: string;
 }
 
 export async function startServer(options: StartOptions): Promise<RunningServer> {
@@ -31,7 +35,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const logFile = join(options.logDir, `${options.name}.log`);
   const log = createWriteStream(logFile, { flags: 'w' });
   // taskset execs node in place, so the pid we get is the server's own (for RSS and CPU sampling).
-  const node = [process.execPath, ...(options.nodeArgs ?? []), options.script];
+  const node = [options.node ?? process.execPath, ...(options.nodeArgs ?? []), options.script];
   const [command, args] = options.cpu === undefined ? [node[0]!, node.slice(1)] : ['taskset', ['-c', String(options.cpu), ...node]];
   const child: ChildProcess = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout!.pipe(log);
@@ -82,4 +86,25 @@ export function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
+}
+
+/** Whether `taskset` is there to pin processes to cores. */
+export function hasTaskset(): boolean {
+  try {
+    execFileSync('taskset', ['-p', String(process.pid)], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** An access token for a seeded admin, through the real login endpoint. */
+export async function login(baseUrl: string, email: string): Promise<string> {
+  const { status, body } = await fetchJson(`${baseUrl}/api/v1/jwt/create/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password: BENCH_PASSWORD }),
+  });
+  if (status !== 200) throw new Error(`login of ${email} failed: ${status} ${JSON.stringify(body)}`);
+  return (body as { access: string }).access;
 }
