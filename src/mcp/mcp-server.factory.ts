@@ -1,6 +1,6 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import { AiModelInstancesService } from '../ai-model-instances/ai-model-instances.service.js';
 import { AudiencesService } from '../audiences/audiences.service.js';
@@ -11,6 +11,7 @@ import { ConnectionsService } from '../connections/connections.service.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.token.js';
 import { LOGGER } from '../logging/logger.token.js';
+import { ApiDocument } from '../openapi/api-document.js';
 import { API_VERSION } from '../openapi/openapi.js';
 import { SignalsService } from '../signals/signals.service.js';
 import { UsersService } from '../users/users.service.js';
@@ -32,9 +33,11 @@ const INSTRUCTIONS =
  * caller's identity, so nothing of one client can reach another.
  */
 @Injectable()
-export class McpServerFactory {
+export class McpServerFactory implements OnApplicationBootstrap {
   private readonly tools: McpTool[];
   private readonly byName: Map<string, McpTool>;
+  /** tools/list, with the schemas read from the OpenAPI document (built after this factory, before bootstrap). */
+  private listing?: Tool[];
 
   constructor(
     users: UsersService,
@@ -44,6 +47,7 @@ export class McpServerFactory {
     connections: ConnectionsService,
     @Inject(APP_CONFIG) config: AppConfig,
     @Inject(LOGGER) private readonly logger: Logger,
+    private readonly apiDocument: ApiDocument,
   ) {
     const base = config.publicBaseUrl ?? `http://localhost:${config.port}`;
     this.tools = [
@@ -56,21 +60,32 @@ export class McpServerFactory {
     this.byName = new Map(this.tools.map((tool) => [tool.name, tool]));
   }
 
+  /** At start-up, so a tool whose REST operation is missing from the document stops the service instead of its first agent. */
+  onApplicationBootstrap(): void {
+    this.listTools();
+  }
+
+  private listTools(): Tool[] {
+    this.listing ??= this.tools.map((tool) => {
+      const { input, output } = tool.schemas(this.apiDocument.get());
+      return {
+        name: tool.name,
+        title: tool.title,
+        description: tool.description,
+        inputSchema: input as Tool['inputSchema'],
+        outputSchema: output as Tool['outputSchema'],
+        annotations: { title: tool.title, readOnlyHint: !tool.writes, destructiveHint: false, openWorldHint: false },
+      };
+    });
+    return this.listing;
+  }
+
   create(identity: Identity): Server {
     const server = new Server(
       { name: 'audience-signal-platform', version: API_VERSION },
       { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
     );
-    server.setRequestHandler(ListToolsRequestSchema, async () => ({
-      tools: this.tools.map((tool) => ({
-        name: tool.name,
-        title: tool.title,
-        description: tool.description,
-        inputSchema: tool.inputSchema as { type: 'object' },
-        outputSchema: tool.outputSchema as { type: 'object' },
-        annotations: { title: tool.title, readOnlyHint: !tool.writes, destructiveHint: false, openWorldHint: false },
-      })),
-    }));
+    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: this.listTools() }));
     server.setRequestHandler(CallToolRequestSchema, async (request) =>
       this.call(identity, request.params.name, request.params.arguments ?? {}),
     );

@@ -1,5 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { ApiDocument } from './api-document.js';
 import { ProblemDetailsDto } from './problem-details.schema.js';
 
 export const API_VERSION = '1.0.0';
@@ -10,7 +11,10 @@ export function operationId(controllerKey: string, methodKey: string): string {
   return `${snake(controllerKey.replace(/Controller$/, ''))}_${snake(methodKey)}`;
 }
 
-/** Generates the OpenAPI 3 document from the controllers and DTOs; the committed openapi.json is this, serialised. */
+/**
+ * Generates the OpenAPI 3 document from the controllers and DTOs; the committed openapi.json is
+ * this, serialised. Also publishes it to the app's ApiDocument, where the MCP tools read their schemas.
+ */
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
     .setTitle('Audience and Signal Platform API')
@@ -53,6 +57,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   document.paths = Object.fromEntries(
     Object.entries(document.paths).map(([path, item]) => [path.startsWith('/api/v1/') && !path.endsWith('/') ? `${path}/` : path, item]),
   );
+  app.get(ApiDocument, { strict: false }).publish(document);
   return document;
 }
 

@@ -1,4 +1,4 @@
-import { ApiHideProperty, ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
+import { ApiHideProperty, ApiProperty, PartialType } from '@nestjs/swagger';
 import { ChoiceField, JsonObjectField, ReadOnlyField, RequiredString } from '../../common/validation/fields.js';
 import { MODEL_STATUSES, MODEL_TYPES } from '../ai-model-instance.entity.js';
 
@@ -17,50 +17,33 @@ class AiModelInstanceReadOnlyFields {
 }
 
 export class CreateAiModelInstanceDto extends AiModelInstanceReadOnlyFields {
-  @ApiProperty({ minLength: 1, maxLength: 255, example: 'Churn model EU', description: 'Trimmed.' })
-  @RequiredString({ max: 255 })
+  @RequiredString({ max: 255, example: 'Churn model EU', description: 'Trimmed.' })
   name: string;
 
-  @ApiProperty({ enum: MODEL_TYPES, example: 'churn', description: 'What the model predicts.' })
-  @ChoiceField(MODEL_TYPES)
+  @ChoiceField(MODEL_TYPES, { example: 'churn', description: 'What the model predicts.' })
   model_type: (typeof MODEL_TYPES)[number];
 
-  @ApiProperty({ minLength: 1, maxLength: 100, example: 'gbm-v3', description: 'The base model the instance is trained from. Trimmed.' })
-  @RequiredString({ max: 100 })
+  @RequiredString({ max: 100, example: 'gbm-v3', description: 'The base model the instance is trained from. Trimmed.' })
   base_model: string;
 
-  @ApiPropertyOptional({
-    type: 'object',
-    additionalProperties: true,
-    default: {},
-    example: { learning_rate: 0.05, max_depth: 6 },
-    description: 'Training parameters. At most 64 KiB as JSON, nested at most 10 levels.',
-  })
-  @JsonObjectField()
+  @JsonObjectField({ example: { learning_rate: 0.05, max_depth: 6 }, description: 'Training parameters.' })
   parameters?: Record<string, unknown>;
 
-  @ApiPropertyOptional({
-    enum: MODEL_STATUSES,
+  @ChoiceField(MODEL_STATUSES, {
+    optional: true,
     default: 'pending',
     description: `${STATUS_RULES} On create, \`pending\` or a status reachable from it (\`training\`, \`archived\`).`,
   })
-  @ChoiceField(MODEL_STATUSES, { optional: true })
   status?: (typeof MODEL_STATUSES)[number];
 
-  @ApiPropertyOptional({
-    type: 'object',
-    additionalProperties: true,
-    default: {},
-    example: { auc: 0.91, log_loss: 0.23 },
-    description: 'Evaluation results, written by the training pipeline. At most 64 KiB as JSON, nested at most 10 levels.',
-  })
-  @JsonObjectField()
+  @JsonObjectField({ example: { auc: 0.91, log_loss: 0.23 }, description: 'Evaluation results, written by the training pipeline.' })
   metrics?: Record<string, unknown>;
 }
 
 /** Every field optional; an explicit null is still checked (so `"name": null` is a 400, not a crash). */
 export class UpdateAiModelInstanceDto extends PartialType(CreateAiModelInstanceDto, { skipNullProperties: false }) {}
 
+/** The response: the swagger plugin reads types, `| null` and presence; the decorators add what TypeScript cannot say. */
 export class AiModelInstanceDto {
   @ApiProperty({ type: 'integer', example: 12, readOnly: true })
   id: number;
@@ -77,13 +60,13 @@ export class AiModelInstanceDto {
   @ApiProperty({ example: 'gbm-v3' })
   base_model: string;
 
-  @ApiProperty({ type: 'object', additionalProperties: true, example: { learning_rate: 0.05, max_depth: 6 } })
+  @ApiProperty({ example: { learning_rate: 0.05, max_depth: 6 } })
   parameters: Record<string, unknown>;
 
   @ApiProperty({ enum: MODEL_STATUSES, example: 'ready', description: STATUS_RULES })
   status: string;
 
-  @ApiProperty({ type: 'object', additionalProperties: true, example: { auc: 0.91, log_loss: 0.23 } })
+  @ApiProperty({ example: { auc: 0.91, log_loss: 0.23 } })
   metrics: Record<string, unknown>;
 
   @ApiProperty({

@@ -1,4 +1,4 @@
-import { ApiHideProperty, ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
+import { ApiHideProperty, ApiProperty, PartialType } from '@nestjs/swagger';
 import {
   ChoiceField,
   JsonObjectField,
@@ -21,77 +21,47 @@ class AudienceReadOnlyFields {
 }
 
 export class CreateAudienceDto extends AudienceReadOnlyFields {
-  @ApiProperty({
-    minLength: 1,
-    maxLength: 255,
-    example: 'High-value churn risks',
-    description: 'Trimmed; unique in the workspace ignoring letter case.',
-  })
-  @RequiredString({ max: 255 })
+  @RequiredString({ max: 255, example: 'High-value churn risks', description: 'Trimmed; unique in the workspace ignoring letter case.' })
   name: string;
 
-  @ApiPropertyOptional({ maxLength: 2000, default: '', example: 'Customers with a churn score above 0.8.' })
-  @TextField({ max: 2000, optional: true })
+  @TextField({ max: 2000, optional: true, example: 'Customers with a churn score above 0.8.' })
   description?: string;
 
-  @ApiProperty({ enum: SOURCE_TYPES, example: 'model', description: 'Where members come from: rules, a model, or an upload.' })
-  @ChoiceField(SOURCE_TYPES)
+  @ChoiceField(SOURCE_TYPES, { example: 'model', description: 'Where members come from: rules, a model, or an upload.' })
   source_type: (typeof SOURCE_TYPES)[number];
 
-  @ApiPropertyOptional({
-    type: 'object',
-    additionalProperties: true,
-    default: {},
-    example: { country: 'DE', min_orders: 3 },
-    description: 'At most 64 KiB as JSON, nested at most 10 levels.',
-  })
-  @JsonObjectField()
+  @JsonObjectField({ example: { country: 'DE', min_orders: 3 } })
   rules?: Record<string, unknown>;
 
-  @ApiPropertyOptional({
-    type: 'integer',
-    nullable: true,
-    default: null,
-    example: 12,
-    description: 'An AI model instance of your workspace; required when source_type is `model`.',
-  })
-  @ReferenceField()
+  @ReferenceField({ example: 12, description: 'An AI model instance of your workspace; required when source_type is `model`.' })
   model_instance?: number | null;
 
-  @ApiPropertyOptional({
-    type: 'number',
+  @NumberField({
+    min: 0,
+    max: 1,
     nullable: true,
-    minimum: 0,
-    maximum: 1,
+    optional: true,
     default: null,
     example: 0.8,
     description: 'Score threshold, 0–1; only with source_type `model`.',
   })
-  @NumberField({ min: 0, max: 1, nullable: true, optional: true })
   min_score?: number | null;
 
-  @ApiPropertyOptional({
-    type: 'integer',
-    isArray: true,
-    default: [],
-    example: [3],
-    description: 'Destination connections of your workspace.',
-  })
-  @ReferenceListField()
+  @ReferenceListField({ example: [3], description: 'Destination connections of your workspace.' })
   connections?: number[];
 
-  @ApiPropertyOptional({
-    enum: AUDIENCE_STATUSES,
+  @ChoiceField(AUDIENCE_STATUSES, {
+    optional: true,
     default: 'draft',
     description: '`draft` → `active`; `draft`/`active` → `archived`. Archived is final: the audience cannot change any more.',
   })
-  @ChoiceField(AUDIENCE_STATUSES, { optional: true })
   status?: (typeof AUDIENCE_STATUSES)[number];
 }
 
 /** Every field optional; an explicit null is still checked (so `"name": null` is a 400, not a crash). */
 export class UpdateAudienceDto extends PartialType(CreateAudienceDto, { skipNullProperties: false }) {}
 
+/** The response: the swagger plugin reads types, `| null` and presence; the decorators add what TypeScript cannot say. */
 export class AudienceDto {
   @ApiProperty({ type: 'integer', example: 41, readOnly: true })
   id: number;
@@ -108,13 +78,13 @@ export class AudienceDto {
   @ApiProperty({ enum: SOURCE_TYPES, example: 'model' })
   source_type: string;
 
-  @ApiProperty({ type: 'object', additionalProperties: true, example: {} })
+  @ApiProperty({ example: {} })
   rules: Record<string, unknown>;
 
-  @ApiProperty({ type: 'integer', nullable: true, example: 12 })
+  @ApiProperty({ type: 'integer', example: 12 })
   model_instance: number | null;
 
-  @ApiProperty({ type: 'number', nullable: true, example: 0.8 })
+  @ApiProperty({ example: 0.8 })
   min_score: number | null;
 
   @ApiProperty({ type: 'integer', isArray: true, example: [3] })
@@ -123,7 +93,7 @@ export class AudienceDto {
   @ApiProperty({ enum: AUDIENCE_STATUSES, example: 'draft' })
   status: string;
 
-  @ApiProperty({ type: 'integer', nullable: true, readOnly: true, example: 15230, description: 'Estimated member count.' })
+  @ApiProperty({ type: 'integer', readOnly: true, example: 15230, description: 'Estimated member count.' })
   size: number | null;
 
   @ApiProperty({ example: '2026-11-21T10:00:00.000Z', format: 'date-time', readOnly: true })

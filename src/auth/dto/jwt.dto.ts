@@ -2,27 +2,25 @@ import { ApiProperty } from '@nestjs/swagger';
 import { RequiredString } from '../../common/validation/fields.js';
 
 export class TokenObtainDto {
-  @ApiProperty({ example: 'ana@acme.example', maxLength: 254 })
-  @RequiredString({ max: 254 })
+  @RequiredString({ max: 254, example: 'ana@acme.example' })
   email: string;
 
-  @ApiProperty({ example: 'correct horse battery staple', maxLength: 1024, format: 'password' })
-  @RequiredString({ max: 1024, trim: false })
+  @RequiredString({ max: 1024, trim: false, format: 'password', example: 'correct horse battery staple' })
   password: string;
 }
 
 export class TokenRefreshDto {
-  @ApiProperty({
+  @RequiredString({
+    max: 4096,
+    trim: false,
     description: 'A refresh token from /jwt/create/ or the last /jwt/refresh/.',
     example: 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9…',
   })
-  @RequiredString({ max: 4096, trim: false })
   refresh: string;
 }
 
 export class TokenVerifyDto {
-  @ApiProperty({ description: 'An access or refresh token.', example: 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9…' })
-  @RequiredString({ max: 4096, trim: false })
+  @RequiredString({ max: 4096, trim: false, description: 'An access or refresh token.', example: 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9…' })
   token: string;
 }
 

@@ -1,4 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
+import { ApiProperty, type ApiPropertyOptions } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { Allow, ValidateBy, type ValidationArguments } from 'class-validator';
 
@@ -32,6 +33,32 @@ interface Presence {
   nullable?: boolean;
 }
 
+/**
+ * What a call site adds to a field's documentation. The rules themselves (type, bounds, choices,
+ * nullability, presence) are the decorator's own arguments: each decorator below applies them to
+ * the validator and to the field's OpenAPI schema at once, and the MCP tools read that schema, so
+ * a rule is stated in one place.
+ */
+export interface FieldDoc {
+  description?: string;
+  example?: unknown;
+  /** What the service fills in when the field is left out on create; documented only for optional fields. */
+  default?: unknown;
+}
+
+/** The field's OpenAPI schema: the rules, then what the call site documents. */
+function documented(rules: ApiPropertyOptions, { nullable = false, optional = false }: Presence, doc: FieldDoc): PropertyDecorator {
+  const schema: Record<string, unknown> = {
+    ...rules,
+    nullable: nullable || undefined,
+    required: !optional,
+    default: optional ? doc.default : undefined,
+    example: doc.example,
+    description: doc.description,
+  };
+  return ApiProperty(Object.fromEntries(Object.entries(schema).filter(([, value]) => value !== undefined)));
+}
+
 function field(name: string, check: Check, { nullable = false, optional = false }: Presence = {}) {
   const messageFor = (value: unknown): string | undefined => {
     if (value === undefined) return optional ? undefined : MESSAGES.required;
@@ -47,17 +74,21 @@ function field(name: string, check: Check, { nullable = false, optional = false 
   });
 }
 
-/** A string of 1..max characters (trimmed first unless `trim: false`). */
-export function RequiredString({ max, trim = true }: { max: number; trim?: boolean }) {
+/** A string of 1..max characters (trimmed first unless `trim: false`). `format` is a hint for clients (e.g. `password`). */
+export function RequiredString({ max, trim = true, format, ...doc }: { max: number; trim?: boolean; format?: string } & FieldDoc) {
   return applyDecorators(
+    documented({ type: 'string', format, minLength: 1, maxLength: max }, {}, doc),
     Transform(({ value }) => (trim && typeof value === 'string' ? value.trim() : value)),
     field('string', stringCheck(1, max)),
   );
 }
 
-/** A string of 0..max characters; blank allowed. */
-export function TextField({ max, optional = false }: { max: number; optional?: boolean }) {
-  return field('text', stringCheck(0, max), { optional });
+/** A string of 0..max characters; blank allowed. Left out on create, it is "". */
+export function TextField({ max, optional = false, ...doc }: { max: number; optional?: boolean } & FieldDoc) {
+  return applyDecorators(
+    documented({ type: 'string', maxLength: max }, { optional }, { default: '', ...doc }),
+    field('text', stringCheck(0, max), { optional }),
+  );
 }
 
 function stringCheck(min: number, max: number): Check {
@@ -70,40 +101,73 @@ function stringCheck(min: number, max: number): Check {
 }
 
 /** One of `choices`, compared strictly (so "1" is not 1). */
-export function ChoiceField(choices: readonly (string | number)[], options: Presence = {}) {
-  return field('choice', (value) => (choices.includes(value as string | number) ? undefined : MESSAGES.choice(value, choices)), options);
+export function ChoiceField(choices: readonly (string | number)[], { optional, nullable, ...doc }: Presence & FieldDoc = {}) {
+  const type = choices.every((choice) => typeof choice === 'number') ? (choices.every(Number.isInteger) ? 'integer' : 'number') : 'string';
+  return applyDecorators(
+    documented({ type, enum: [...choices] }, { optional, nullable }, doc),
+    field('choice', (value) => (choices.includes(value as string | number) ? undefined : MESSAGES.choice(value, choices)), {
+      optional,
+      nullable,
+    }),
+  );
 }
 
-/** A reference to another object by integer id, or null. Existence (in the caller's workspace) is the service's job. */
-export function ReferenceField({ optional = true }: { optional?: boolean } = {}) {
-  return field('reference', (value) => (isId(value) ? undefined : MESSAGES.notInteger), { nullable: true, optional });
+/** A reference to another object by integer id, or null (the default). Existence (in the caller's workspace) is the service's job. */
+export function ReferenceField({ optional = true, ...doc }: { optional?: boolean } & FieldDoc = {}) {
+  return applyDecorators(
+    documented({ type: 'integer', minimum: 1 }, { nullable: true, optional }, { default: null, ...doc }),
+    field('reference', (value) => (isId(value) ? undefined : MESSAGES.notInteger), { nullable: true, optional }),
+  );
 }
 
-/** A list of distinct integer ids. */
-export function ReferenceListField({ maxItems = 100, optional = true }: { maxItems?: number; optional?: boolean } = {}) {
-  return field(
-    'referenceList',
-    (value) => {
-      if (!Array.isArray(value)) return MESSAGES.notList;
-      if (value.length > maxItems) return `Ensure this list has no more than ${maxItems} items.`;
-      if (!value.every(isId)) return MESSAGES.notInteger;
-      if (new Set(value).size !== value.length) return 'Duplicate ids are not allowed.';
-      return undefined;
-    },
-    { optional },
+/** A list of distinct integer ids; left out on create, it is []. */
+export function ReferenceListField({ maxItems = 100, optional = true, ...doc }: { maxItems?: number; optional?: boolean } & FieldDoc = {}) {
+  return applyDecorators(
+    documented(
+      { type: 'array', items: { type: 'integer', minimum: 1 }, maxItems, uniqueItems: true },
+      { optional },
+      { default: [], ...doc },
+    ),
+    field(
+      'referenceList',
+      (value) => {
+        if (!Array.isArray(value)) return MESSAGES.notList;
+        if (value.length > maxItems) return `Ensure this list has no more than ${maxItems} items.`;
+        if (!value.every(isId)) return MESSAGES.notInteger;
+        if (new Set(value).size !== value.length) return 'Duplicate ids are not allowed.';
+        return undefined;
+      },
+      { optional },
+    ),
   );
 }
 
 /** A number in [min, max], or null when nullable. Booleans and numeric strings are not numbers. */
-export function NumberField({ min, max, nullable = false, optional = false }: { min: number; max: number } & Presence) {
-  return field(
-    'number',
-    (value) => {
-      if (typeof value !== 'number' || !Number.isFinite(value)) return MESSAGES.notNumber;
-      if (value < min || value > max) return `Ensure this value is between ${min} and ${max}.`;
-      return undefined;
-    },
-    { nullable, optional },
+export function NumberField(options: { min: number; max: number } & Presence & FieldDoc) {
+  return rangeField('number', options);
+}
+
+/** An integer in [min, max]. Numeric strings and fractions are refused. */
+export function IntegerField(options: { min: number; max: number } & Presence & FieldDoc) {
+  return rangeField('integer', options);
+}
+
+function rangeField(
+  type: 'number' | 'integer',
+  { min, max, nullable = false, optional = false, ...doc }: { min: number; max: number } & Presence & FieldDoc,
+) {
+  const [isOfType, notOfType] = type === 'integer' ? [Number.isInteger, MESSAGES.notInteger] : [Number.isFinite, MESSAGES.notNumber];
+  return applyDecorators(
+    documented({ type, minimum: min, maximum: max }, { nullable, optional }, doc),
+    field(
+      type,
+      (value) => {
+        if (typeof value !== 'number' || !isOfType(value)) return notOfType;
+        if (value < min || value > max) return `Ensure this value is between ${min} and ${max}.`;
+        return undefined;
+      },
+      { nullable, optional },
+    ),
   );
 }
 
@@ -111,19 +175,36 @@ export function NumberField({ min, max, nullable = false, optional = false }: { 
 export const JSON_OBJECT_MAX_BYTES = 64 * 1024;
 export const JSON_OBJECT_MAX_DEPTH = 10;
 
-/** A JSON object (not an array), at most 64 KiB as JSON and nested at most 10 levels. */
-export function JsonObjectField({ maxBytes = JSON_OBJECT_MAX_BYTES, maxDepth = JSON_OBJECT_MAX_DEPTH, optional = true } = {}) {
-  return field(
-    'jsonObject',
-    (value) => {
-      if (typeof value !== 'object' || value === null || Array.isArray(value)) return MESSAGES.notObject;
-      const depth = depthOf(value, maxDepth + 1);
-      if (depth > maxDepth) return `Nesting is deeper than ${maxDepth} levels.`;
-      if (Buffer.byteLength(JSON.stringify(value), 'utf8') > maxBytes)
-        return `Ensure this object is no larger than ${maxBytes / 1024} KiB as JSON.`;
-      return undefined;
-    },
-    { optional },
+/**
+ * A JSON object (not an array), at most 64 KiB as JSON and nested at most 10 levels; left out on
+ * create, it is {}. The limits are appended to the description, which has no keyword for them.
+ */
+export function JsonObjectField({
+  maxBytes = JSON_OBJECT_MAX_BYTES,
+  maxDepth = JSON_OBJECT_MAX_DEPTH,
+  optional = true,
+  description,
+  ...doc
+}: { maxBytes?: number; maxDepth?: number; optional?: boolean } & FieldDoc = {}) {
+  const limits = `At most ${maxBytes / 1024} KiB as JSON, nested at most ${maxDepth} levels.`;
+  return applyDecorators(
+    documented(
+      { type: 'object', additionalProperties: true },
+      { optional },
+      { default: {}, ...doc, description: description ? `${description} ${limits}` : limits },
+    ),
+    field(
+      'jsonObject',
+      (value) => {
+        if (typeof value !== 'object' || value === null || Array.isArray(value)) return MESSAGES.notObject;
+        const depth = depthOf(value, maxDepth + 1);
+        if (depth > maxDepth) return `Nesting is deeper than ${maxDepth} levels.`;
+        if (Buffer.byteLength(JSON.stringify(value), 'utf8') > maxBytes)
+          return `Ensure this object is no larger than ${maxBytes / 1024} KiB as JSON.`;
+        return undefined;
+      },
+      { optional },
+    ),
   );
 }
 
@@ -146,17 +227,4 @@ function depthOf(value: unknown, limit: number, level = 0): number {
     if (deepest > limit) break;
   }
   return deepest;
-}
-
-/** An integer in [min, max]. Numeric strings and fractions are refused. */
-export function IntegerField({ min, max, nullable = false, optional = false }: { min: number; max: number } & Presence) {
-  return field(
-    'integer',
-    (value) => {
-      if (typeof value !== 'number' || !Number.isInteger(value)) return MESSAGES.notInteger;
-      if (value < min || value > max) return `Ensure this value is between ${min} and ${max}.`;
-      return undefined;
-    },
-    { nullable, optional },
-  );
 }

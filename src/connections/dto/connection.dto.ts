@@ -21,14 +21,14 @@ class ConnectionReadOnlyFields {
 }
 
 class ConnectionEditableFields extends ConnectionReadOnlyFields {
-  @ApiProperty({ minLength: 1, maxLength: 255, example: 'Acme Shoes — EU', description: 'Display name of the account; trimmed.' })
-  @RequiredString({ max: 255 })
+  @RequiredString({ max: 255, example: 'Acme Shoes — EU', description: 'Display name of the account; trimmed.' })
   account_name: string;
 }
 
 /** Every field optional; an explicit null is still checked (so `"account_name": null` is a 400). */
 export class UpdateConnectionDto extends PartialType(ConnectionEditableFields, { skipNullProperties: false }) {}
 
+/** The response: the swagger plugin reads types, `| null` and presence; the decorators add what TypeScript cannot say. */
 export class ConnectionDto {
   @ApiProperty({ type: 'integer', example: 3, readOnly: true })
   id: number;
@@ -53,16 +53,16 @@ export class ConnectionDto {
   })
   status: string;
 
-  @ApiProperty({ type: 'string', isArray: true, readOnly: true, example: ['https://www.googleapis.com/auth/adwords'] })
+  @ApiProperty({ readOnly: true, example: ['https://www.googleapis.com/auth/adwords'] })
   scopes: string[];
 
-  @ApiProperty({ type: 'integer', nullable: true, readOnly: true, example: 7, description: 'The user who connected the account.' })
+  @ApiProperty({ type: 'integer', readOnly: true, example: 7, description: 'The user who connected the account.' })
   connected_by: number | null;
 
-  @ApiProperty({ type: 'string', format: 'date-time', nullable: true, readOnly: true, example: '2026-11-21T11:00:00.000Z' })
+  @ApiProperty({ format: 'date-time', readOnly: true, example: '2026-11-21T11:00:00.000Z' })
   token_expires_at: string | null;
 
-  @ApiProperty({ type: 'string', format: 'date-time', nullable: true, readOnly: true, example: '2026-11-21T10:00:00.000Z' })
+  @ApiProperty({ format: 'date-time', readOnly: true, example: '2026-11-21T10:00:00.000Z' })
   last_refreshed_at: string | null;
 
   @ApiProperty({ example: '2026-11-21T10:00:00.000Z', format: 'date-time', readOnly: true })

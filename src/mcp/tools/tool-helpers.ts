@@ -2,7 +2,9 @@ import { ApiError } from '../../common/errors/api-error.js';
 import { parsePageRequest, type PageRequest } from '../../common/pagination/pagination.js';
 import { ORDERING_FIELDS } from '../../common/tenancy/tenant-repository.js';
 import { MESSAGES } from '../../common/validation/fields.js';
-import { asQuery, ID_ARGUMENT, type JsonSchema, type McpTool, PAGE_ARGUMENTS, pageSchema } from '../mcp-tool.js';
+import { validateDto } from '../../common/validation/validate-dto.js';
+import { type JsonSchema, OperationSchemas } from '../../openapi/json-schemas.js';
+import { asQuery, type McpTool } from '../mcp-tool.js';
 
 export interface ListCall {
   query: Record<string, string>;
@@ -34,28 +36,39 @@ export function withoutId(args: Record<string, unknown>): Record<string, unknown
   return Object.fromEntries(Object.entries(args).filter(([key]) => key !== 'id'));
 }
 
-interface ListToolSpec {
+/** A tool's own words; its schemas come from the REST operation it mirrors. */
+interface ToolText {
   name: string;
   title: string;
   description: string;
-  /** The tool's filter arguments; the paging arguments are added. */
-  filters: Record<string, JsonSchema>;
-  item: JsonSchema;
-  /** The equivalent REST list path, for next/previous. */
+  /** The REST collection the tool mirrors, e.g. `/api/v1/audiences/`: its operations hold the tool's schemas. */
   restPath: string;
-  publicBaseUrl: string;
-  /** The service call, with the arguments read as the REST list reads its query string. */
-  list(call: ListCall): Promise<object>;
 }
 
-/** A read-only list tool over the REST list envelope. */
-export function listTool(spec: ListToolSpec): McpTool {
+/** Tool arguments are an object of exactly these properties (REST refuses unknown fields too). */
+function argumentsSchema({ properties, required }: { properties: Record<string, JsonSchema>; required: string[] }): JsonSchema {
+  return { type: 'object', properties, ...(required.length > 0 && { required }), additionalProperties: false };
+}
+
+/** The object id, read like the REST `{id}` path parameter. */
+function idSchema(operation: OperationSchemas): JsonSchema {
+  const { id } = operation.parameters('path').properties;
+  if (!id) throw new Error('An item operation without an {id} path parameter.');
+  return { description: 'The object id.', ...id };
+}
+
+const itemPath = (restPath: string) => `${restPath}{id}/`;
+
+const described = ({ name, title, description }: ToolText) => ({ name, title, description });
+
+/** A read-only list tool: the REST list's query parameters in, its page envelope out. */
+export function listTool(spec: ToolText & { publicBaseUrl: string; list(call: ListCall): Promise<object> }): McpTool {
   return {
-    name: spec.name,
-    title: spec.title,
-    description: spec.description,
-    inputSchema: { type: 'object', properties: { ...spec.filters, ...PAGE_ARGUMENTS }, additionalProperties: false },
-    outputSchema: pageSchema(spec.item),
+    ...described(spec),
+    schemas(document) {
+      const operation = new OperationSchemas(document, 'get', spec.restPath);
+      return { input: argumentsSchema(operation.parameters('query')), output: operation.response(200) };
+    },
     writes: false,
     async call(_identity, args) {
       return { ...(await spec.list(listCall(args, spec.restPath, spec.publicBaseUrl))) };
@@ -63,25 +76,60 @@ export function listTool(spec: ListToolSpec): McpTool {
   };
 }
 
-interface GetToolSpec {
-  name: string;
-  title: string;
-  description: string;
-  item: JsonSchema;
-  get(id: number): Promise<object>;
-}
-
 /** A read-only tool returning one object by id (not_found outside the caller's workspace). */
-export function getTool(spec: GetToolSpec): McpTool {
+export function getTool(spec: ToolText & { get(id: number): Promise<object> }): McpTool {
   return {
-    name: spec.name,
-    title: spec.title,
-    description: spec.description,
-    inputSchema: { type: 'object', properties: { id: ID_ARGUMENT }, required: ['id'], additionalProperties: false },
-    outputSchema: spec.item,
+    ...described(spec),
+    schemas(document) {
+      const operation = new OperationSchemas(document, 'get', itemPath(spec.restPath));
+      return { input: argumentsSchema({ properties: { id: idSchema(operation) }, required: ['id'] }), output: operation.response(200) };
+    },
     writes: false,
     async call(_identity, args) {
       return { ...(await spec.get(idArgument(args))) };
+    },
+  };
+}
+
+/** Creates an object: the REST create body in (validated by the same DTO), the object out. */
+export function createTool<Body extends object>(spec: ToolText & { body: new () => Body; create(body: Body): Promise<object> }): McpTool {
+  return {
+    ...described(spec),
+    schemas(document) {
+      const operation = new OperationSchemas(document, 'post', spec.restPath);
+      const body = operation.requestBody(spec.body);
+      return {
+        input: argumentsSchema({ properties: body.properties as Record<string, JsonSchema>, required: (body.required as string[]) ?? [] }),
+        output: operation.response(201),
+      };
+    },
+    writes: true,
+    async call(_identity, args) {
+      return { ...(await spec.create(await validateDto(spec.body, args))) };
+    },
+  };
+}
+
+/** Changes the given fields of an object: `id` and the REST PATCH body in (same DTO), the object out. */
+export function updateTool<Body extends object>(
+  spec: ToolText & { body: new () => Body; update(id: number, body: Body): Promise<object> },
+): McpTool {
+  return {
+    ...described(spec),
+    schemas(document) {
+      const operation = new OperationSchemas(document, 'patch', itemPath(spec.restPath));
+      const body = operation.requestBody(spec.body);
+      return {
+        input: argumentsSchema({
+          properties: { id: idSchema(operation), ...(body.properties as Record<string, JsonSchema>) },
+          required: ['id', ...((body.required as string[]) ?? [])],
+        }),
+        output: operation.response(200),
+      };
+    },
+    writes: true,
+    async call(_identity, args) {
+      return { ...(await spec.update(idArgument(args), await validateDto(spec.body, withoutId(args)))) };
     },
   };
 }

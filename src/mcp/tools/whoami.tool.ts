@@ -1,5 +1,9 @@
 import type { UsersService } from '../../users/users.service.js';
+import { OperationSchemas } from '../../openapi/json-schemas.js';
 import type { McpTool } from '../mcp-tool.js';
+
+/** What whoami answers: the REST current user (GET /api/v1/users/me/) without date_joined. */
+const FIELDS = ['id', 'email', 'customer', 'role'];
 
 export function whoamiTool(users: UsersService): McpTool {
   return {
@@ -8,16 +12,17 @@ export function whoamiTool(users: UsersService): McpTool {
     description:
       'Returns the user this MCP token acts for: id, email, workspace (customer id) and role. Call it first to learn what you may do: ' +
       'role "viewer" can only read; "editor" and "admin" can also create and update. Every other tool only sees this workspace.',
-    inputSchema: { type: 'object', properties: {}, additionalProperties: false },
-    outputSchema: {
-      type: 'object',
-      properties: {
-        id: { type: 'integer' },
-        email: { type: 'string' },
-        customer: { type: 'integer', description: 'The workspace id.' },
-        role: { type: 'string', enum: ['admin', 'editor', 'viewer'] },
-      },
-      required: ['id', 'email', 'customer', 'role'],
+    schemas(document) {
+      const user = new OperationSchemas(document, 'get', '/api/v1/users/me/').response(200);
+      const properties = user.properties as Record<string, unknown>;
+      return {
+        input: { type: 'object', properties: {}, additionalProperties: false },
+        output: {
+          type: 'object',
+          properties: Object.fromEntries(FIELDS.map((field) => [field, properties[field]])),
+          required: FIELDS,
+        },
+      };
     },
     writes: false,
     async call(identity) {

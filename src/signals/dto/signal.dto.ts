@@ -1,4 +1,4 @@
-import { ApiHideProperty, ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
+import { ApiHideProperty, ApiProperty, PartialType } from '@nestjs/swagger';
 import { ChoiceField, JsonObjectField, ReadOnlyField, ReferenceField, RequiredString, TextField } from '../../common/validation/fields.js';
 import { SIGNAL_STATUS_CODES, SIGNAL_TYPES, type SignalStatusCode, type SignalType } from '../signal.entity.js';
 
@@ -18,72 +18,48 @@ class SignalReadOnlyFields {
 }
 
 export class CreateSignalDto extends SignalReadOnlyFields {
-  @ApiProperty({ minLength: 1, maxLength: 255, example: 'Purchase conversions to Google Ads', description: 'Trimmed.' })
-  @RequiredString({ max: 255 })
+  @RequiredString({ max: 255, example: 'Purchase conversions to Google Ads', description: 'Trimmed.' })
   name: string;
 
-  @ApiPropertyOptional({ maxLength: 2000, default: '', example: 'Offline purchases, sent hourly.' })
-  @TextField({ max: 2000, optional: true })
+  @TextField({ max: 2000, optional: true, example: 'Offline purchases, sent hourly.' })
   description?: string;
 
-  @ApiProperty({
-    enum: SIGNAL_TYPES,
+  @ChoiceField(SIGNAL_TYPES, {
     example: 'conversion',
     description: 'What the signal carries: conversions, conversion values, or model scores.',
   })
-  @ChoiceField(SIGNAL_TYPES)
   signal_type: SignalType;
 
-  @ApiPropertyOptional({
-    type: 'integer',
-    enum: SIGNAL_STATUS_CODES,
+  @ChoiceField(SIGNAL_STATUS_CODES, {
+    optional: true,
     default: 0,
     example: 0,
     description:
       `${STATUS_CODES_DESCRIPTION} An integer: \`"1"\` (a string) is refused. On create only 0 (the default), 1 (needs an active ` +
       `\`connection\`) and 4 are accepted, as if the signal started as a draft. ${TRANSITIONS_DESCRIPTION}`,
   })
-  @ChoiceField(SIGNAL_STATUS_CODES, { optional: true })
   status?: SignalStatusCode;
 
-  @ApiPropertyOptional({
-    type: 'integer',
-    nullable: true,
-    default: null,
-    example: 12,
-    description: 'An AI model instance of your workspace whose outputs the signal sends.',
-  })
-  @ReferenceField()
+  @ReferenceField({ example: 12, description: 'An AI model instance of your workspace whose outputs the signal sends.' })
   model_instance?: number | null;
 
-  @ApiPropertyOptional({ type: 'integer', nullable: true, default: null, example: 41, description: 'An audience of your workspace.' })
-  @ReferenceField()
+  @ReferenceField({ example: 41, description: 'An audience of your workspace.' })
   audience?: number | null;
 
-  @ApiPropertyOptional({
-    type: 'integer',
-    nullable: true,
-    default: null,
+  @ReferenceField({
     example: 3,
     description: 'The destination: a connection of your workspace. Must be active to activate the signal.',
   })
-  @ReferenceField()
   connection?: number | null;
 
-  @ApiPropertyOptional({
-    type: 'object',
-    additionalProperties: true,
-    default: {},
-    example: { conversion_action: 'purchase', lookback_days: 30 },
-    description: 'At most 64 KiB as JSON, nested at most 10 levels.',
-  })
-  @JsonObjectField()
+  @JsonObjectField({ example: { conversion_action: 'purchase', lookback_days: 30 } })
   config?: Record<string, unknown>;
 }
 
 /** Every field optional; an explicit null is still checked (so `"name": null` is a 400, not a crash). */
 export class UpdateSignalDto extends PartialType(CreateSignalDto, { skipNullProperties: false }) {}
 
+/** The response: the swagger plugin reads types, `| null` and presence; the decorators add what TypeScript cannot say. */
 export class SignalDto {
   @ApiProperty({ type: 'integer', example: 57, readOnly: true })
   id: number;
@@ -103,16 +79,16 @@ export class SignalDto {
   @ApiProperty({ type: 'integer', enum: SIGNAL_STATUS_CODES, example: 1, description: STATUS_CODES_DESCRIPTION })
   status: number;
 
-  @ApiProperty({ type: 'integer', nullable: true, example: 12 })
+  @ApiProperty({ type: 'integer', example: 12 })
   model_instance: number | null;
 
-  @ApiProperty({ type: 'integer', nullable: true, example: 41 })
+  @ApiProperty({ type: 'integer', example: 41 })
   audience: number | null;
 
-  @ApiProperty({ type: 'integer', nullable: true, example: 3 })
+  @ApiProperty({ type: 'integer', example: 3 })
   connection: number | null;
 
-  @ApiProperty({ type: 'object', additionalProperties: true, example: { conversion_action: 'purchase', lookback_days: 30 } })
+  @ApiProperty({ example: { conversion_action: 'purchase', lookback_days: 30 } })
   config: Record<string, unknown>;
 
   @ApiProperty({ example: '2026-11-21T10:00:00.000Z', format: 'date-time', readOnly: true })
