@@ -1,11 +1,24 @@
 import 'reflect-metadata';
 import { closeGracefully, createApp } from './app.js';
 import { ConfigError, loadConfig } from './config/app-config.js';
+import { pino } from 'pino';
 import { DataSource } from 'typeorm';
 import { prepareDatabase } from './database/database.js';
 import { ensureDemoWorkspace } from './demo/demo-workspace.js';
 import { createLogger } from './logging/logger.js';
 import { createRedis } from './redis/redis.js';
+
+/**
+ * Asynchronous log writes: lines written while a write is in flight go out together, instead of
+ * one blocking write(2) per request line (measured in docs/benchmarks.md). Flushed synchronously
+ * before every exit.
+ */
+const logDestination = pino.destination({ dest: 1, sync: false });
+
+function exit(code: number): never {
+  logDestination.flushSync();
+  process.exit(code);
+}
 
 /** `npm start`: configure, connect (embedded PostgreSQL by default), migrate, seed the demo once, serve, drain on SIGTERM. */
 async function main(): Promise<void> {
@@ -19,7 +32,7 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const logger = createLogger(config);
+  const logger = createLogger(config, logDestination);
   const database = await prepareDatabase(config, { log: (line) => logger.info(line) });
   logger.info({ database: database.embedded ? 'embedded' : 'DATABASE_URL' }, 'database ready, migrations applied');
   const redis = createRedis(config.redisUrl);
@@ -50,7 +63,7 @@ async function main(): Promise<void> {
     // A backstop beyond the drain deadline, in case closing the pool itself hangs.
     const force = setTimeout(() => {
       logger.error('shutdown timed out; exiting');
-      process.exit(1);
+      exit(1);
     }, config.shutdownTimeoutMs + 5000);
     force.unref();
     try {
@@ -59,10 +72,10 @@ async function main(): Promise<void> {
       redis?.disconnect();
       await database.close();
       logger.info('shutdown complete');
-      process.exit(0);
+      exit(0);
     } catch (error) {
       logger.error({ err: error }, 'shutdown failed');
-      process.exit(1);
+      exit(1);
     }
   };
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
@@ -71,5 +84,5 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   process.stderr.write(`Failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
-  process.exit(1);
+  exit(1);
 });
