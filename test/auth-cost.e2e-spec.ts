@@ -1,40 +1,21 @@
-import type { Logger as TypeOrmLogger } from 'typeorm';
 import type { CredentialCache } from '../src/common/credential-cache/credential-cache.js';
 import { CREDENTIAL_CACHE } from '../src/common/credential-cache/credential-cache.token.js';
 import { apiKeyHeader, bearer, createApiKey, createUser, createWorkspace, json, login } from './support/factories.js';
+import { StatementRecorder } from './support/statement-recorder.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
-import { createTestDatabase, type TestDatabase } from './support/test-database.js';
-
-/** Counts the SQL statements the application sends, to pin down what authentication costs per request. */
-class QueryCounter implements TypeOrmLogger {
-  statements: string[] = [];
-  logQuery(query: string) {
-    this.statements.push(query);
-  }
-  logQueryError() {}
-  logQuerySlow() {}
-  logSchemaBuild() {}
-  logMigration() {}
-  log() {}
-}
 
 describe('what authentication costs per request', () => {
-  let database: TestDatabase;
   let api: TestApp;
-  const counter = new QueryCounter();
+  const counter = new StatementRecorder();
 
   beforeAll(async () => {
-    database = await createTestDatabase();
-    api = await startTestApp({ DATABASE_URL: database.url }, { dataSourceOverrides: { logging: ['query'], logger: counter } });
+    api = await startTestApp({}, { dataSourceOverrides: { logging: ['query'], logger: counter } });
     // Until the credential cache's LISTEN connection is up, every check queries (by design).
     const cache = api.app.get<CredentialCache>(CREDENTIAL_CACHE);
     for (let attempt = 0; attempt < 100 && !cache.isListening; attempt++) await new Promise((resolve) => setTimeout(resolve, 50));
     expect(cache.isListening).toBe(true);
   });
-  afterAll(async () => {
-    await api.close();
-    await database.drop();
-  });
+  afterAll(() => api.close());
 
   async function statementsOf(request: () => Promise<Response>): Promise<string[]> {
     counter.statements = [];

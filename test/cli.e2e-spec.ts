@@ -763,7 +763,7 @@ describe('audience-admin CLI', () => {
 
     beforeAll(async () => {
       api = await startTestApp();
-      serverEnv = { ...env, DATABASE_URL: api.database.url };
+      serverEnv = { ...env, DATABASE_URL: api.databaseUrl };
       const customer = await admin('customer', 'create', '--name', 'Live Co');
       expect(customer.code).toBe(0);
       customerId = customer.json.id as number;

@@ -21,7 +21,7 @@ describeWithRedis('with Redis', () => {
     const env = { REDIS_URL: redisUrl!, REDIS_KEY_PREFIX: prefix, RATE_LIMIT_PER_MINUTE: '5' };
     first = await startTestApp(env);
     // A second instance on the same database and Redis, as behind a load balancer.
-    second = await startTestApp({ ...env, DATABASE_URL: first.database.url, DATABASE_POOL_SIZE: '2' });
+    second = await startTestApp({ ...env, DATABASE_URL: first.databaseUrl, DATABASE_POOL_SIZE: '2' });
     redis = new Redis(redisUrl!);
   });
   afterAll(async () => {

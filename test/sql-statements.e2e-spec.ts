@@ -1,26 +1,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Logger as TypeOrmLogger } from 'typeorm';
 import { apiKeyHeader, createApiKey, createWorkspace } from './support/factories.js';
+import { StatementRecorder } from './support/statement-recorder.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
-
-/**
- * The SQL of every list shape and of each detail read, as the service sends it, rendered to
- * test/sql/<resource>.sql and compared with the committed files (after Immich's @GenerateSql):
- * a change to a statement shows up in review. `UPDATE_SQL=1 npm test -- test/sql-statements`
- * rewrites them.
- */
-class StatementRecorder implements TypeOrmLogger {
-  statements: string[] = [];
-  logQuery(query: string) {
-    this.statements.push(query);
-  }
-  logQueryError() {}
-  logQuerySlow() {}
-  logSchemaBuild() {}
-  logMigration() {}
-  log() {}
-}
 
 /** Per resource: its table and the requests whose statements are recorded. Deep pages start at offset 1,000. */
 const SHAPES: Record<string, { table: string; requests: string[] }> = {
@@ -89,6 +71,12 @@ function readable(sql: string): string {
     .trim();
 }
 
+/**
+ * The SQL of every list shape and of each detail read, as the service sends it, rendered to
+ * test/sql/<resource>.sql and compared with the committed files (after Immich's @GenerateSql):
+ * a change to a statement shows up in review. `UPDATE_SQL=1 npm test -- test/sql-statements`
+ * rewrites them.
+ */
 describe('SQL statements of the list and detail paths', () => {
   let api: TestApp;
   const recorder = new StatementRecorder();

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { type EntityManager, Equal, type Repository } from 'typeorm';
+import { EntityRepository } from '../database/entity-repository.js';
 import { ApiKey, type ApiKeyScope } from './api-key.entity.js';
 
 export interface NewApiKeyRow {
@@ -18,8 +19,10 @@ export interface NewApiKeyRow {
  * Every UPDATE still names the customer, so it is served by the (customer_id, id) primary key.
  */
 @Injectable()
-export class ApiKeysRepository {
-  constructor(@InjectRepository(ApiKey) private readonly apiKeys: Repository<ApiKey>) {}
+export class ApiKeysRepository extends EntityRepository<ApiKey> {
+  constructor(@InjectRepository(ApiKey) apiKeys: Repository<ApiKey>) {
+    super(apiKeys);
+  }
 
   insert(values: NewApiKeyRow, manager?: EntityManager): Promise<ApiKey> {
     return this.managerOf(manager).getRepository(ApiKey).save(values);
@@ -27,7 +30,7 @@ export class ApiKeysRepository {
 
   /** A workspace's keys, oldest first, revoked and expired ones included. */
   listByCustomer(customerId: number): Promise<ApiKey[]> {
-    return this.apiKeys.find({ where: { customerId: Equal(customerId) }, order: { id: 'ASC' } });
+    return this.repository.find({ where: { customerId: Equal(customerId) }, order: { id: 'ASC' } });
   }
 
   findById(id: number, manager?: EntityManager): Promise<ApiKey | null> {
@@ -37,7 +40,7 @@ export class ApiKeysRepository {
   }
 
   findByPrefix(prefix: string): Promise<ApiKey | null> {
-    return this.apiKeys.findOneBy({ prefix: Equal(prefix) });
+    return this.repository.findOneBy({ prefix: Equal(prefix) });
   }
 
   async revoke(key: Pick<ApiKey, 'customerId' | 'id'>, revokedAt: Date, manager?: EntityManager): Promise<void> {
@@ -59,10 +62,6 @@ export class ApiKeysRepository {
   }
 
   async recordUse(key: Pick<ApiKey, 'customerId' | 'id'>, at: Date): Promise<void> {
-    await this.apiKeys.update({ customerId: Equal(key.customerId), id: Equal(key.id) }, { lastUsedAt: at });
-  }
-
-  private managerOf(manager: EntityManager | undefined): EntityManager {
-    return manager ?? this.apiKeys.manager;
+    await this.repository.update({ customerId: Equal(key.customerId), id: Equal(key.id) }, { lastUsedAt: at });
   }
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { type EntityManager, Equal, type Repository } from 'typeorm';
+import { EntityRepository } from '../database/entity-repository.js';
 import { Customer } from './customer.entity.js';
 
 /**
@@ -8,8 +9,10 @@ import { Customer } from './customer.entity.js';
  * and it is looked up before any tenant context exists (CLI, user and key creation).
  */
 @Injectable()
-export class CustomersRepository {
-  constructor(@InjectRepository(Customer) private readonly customers: Repository<Customer>) {}
+export class CustomersRepository extends EntityRepository<Customer> {
+  constructor(@InjectRepository(Customer) customers: Repository<Customer>) {
+    super(customers);
+  }
 
   insert(name: string, manager?: EntityManager): Promise<Customer> {
     return this.managerOf(manager).getRepository(Customer).save({ name });
@@ -23,10 +26,6 @@ export class CustomersRepository {
 
   /** Whether the database holds any workspace at all (the demo workspace is made only when not). */
   async any(): Promise<boolean> {
-    return (await this.customers.count()) > 0;
-  }
-
-  private managerOf(manager: EntityManager | undefined): EntityManager {
-    return manager ?? this.customers.manager;
+    return (await this.repository.count()) > 0;
   }
 }

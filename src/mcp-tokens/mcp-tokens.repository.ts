@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { type EntityManager, Equal, type Repository } from 'typeorm';
+import { EntityRepository } from '../database/entity-repository.js';
 import { offsetOf, type PageRequest } from '../common/pagination/pagination.js';
 import type { UserRole } from '../users/user-role.js';
 import { McpToken } from './mcp-token.entity.js';
@@ -38,8 +39,10 @@ const ORDERING_PROPERTIES: Record<string, keyof McpToken> = { id: 'id', name: 'n
  * whose it is, before any workspace is known; the other methods take their owner explicitly.
  */
 @Injectable()
-export class McpTokensRepository {
-  constructor(@InjectRepository(McpToken) private readonly tokens: Repository<McpToken>) {}
+export class McpTokensRepository extends EntityRepository<McpToken> {
+  constructor(@InjectRepository(McpToken) tokens: Repository<McpToken>) {
+    super(tokens);
+  }
 
   insert(values: NewMcpTokenRow, manager?: EntityManager): Promise<McpToken> {
     return this.managerOf(manager).getRepository(McpToken).save(values);
@@ -47,7 +50,7 @@ export class McpTokensRepository {
 
   /** A page of the owner's tokens that are not revoked, with their count; no row query past the end. */
   async listUnrevoked(owner: McpTokenOwner, request: PageRequest): Promise<{ rows: McpToken[]; count: number }> {
-    const query = this.tokens
+    const query = this.repository
       .createQueryBuilder('token')
       .where('token.customerId = :customerId AND token.userId = :userId', { customerId: owner.customerId, userId: owner.userId })
       .andWhere('token.revokedAt IS NULL');
@@ -65,7 +68,7 @@ export class McpTokensRepository {
 
   /** One of the owner's tokens, revoked or not; another user's is null, as if it did not exist. */
   findOwned(owner: McpTokenOwner, id: number): Promise<McpToken | null> {
-    return this.tokens.findOneBy({ customerId: Equal(owner.customerId), id: Equal(id), userId: Equal(owner.userId) });
+    return this.repository.findOneBy({ customerId: Equal(owner.customerId), id: Equal(id), userId: Equal(owner.userId) });
   }
 
   async revoke(token: Pick<McpToken, 'customerId' | 'id'>, revokedAt: Date, manager?: EntityManager): Promise<void> {
@@ -76,7 +79,7 @@ export class McpTokensRepository {
 
   /** The token with this prefix and its user's role and active flag, in one statement: what authenticating on /mcp needs. */
   async findCredential(prefix: string): Promise<McpTokenCredential | null> {
-    const rows: McpTokenCredential[] = await this.tokens.manager.query(
+    const rows: McpTokenCredential[] = await this.repository.manager.query(
       `SELECT t.id, t.user_id AS "userId", t.customer_id AS "customerId", u.role, u.is_active AS "userActive",
               t.token_hash AS "tokenHash", t.expires_at AS "expiresAt", t.revoked_at AS "revokedAt"
          FROM mcp_tokens t JOIN users u ON u.id = t.user_id
@@ -87,10 +90,6 @@ export class McpTokensRepository {
   }
 
   async recordUse(token: Pick<McpToken, 'customerId' | 'id'>, at: Date): Promise<void> {
-    await this.tokens.update({ customerId: Equal(token.customerId), id: Equal(token.id) }, { lastUsedAt: at });
-  }
-
-  private managerOf(manager: EntityManager | undefined): EntityManager {
-    return manager ?? this.tokens.manager;
+    await this.repository.update({ customerId: Equal(token.customerId), id: Equal(token.id) }, { lastUsedAt: at });
   }
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { type EntityManager, Equal, type Repository } from 'typeorm';
+import { EntityRepository } from '../database/entity-repository.js';
 import type { UserRole } from './user-role.js';
 import { User } from './user.entity.js';
 
@@ -17,8 +18,10 @@ export interface NewUserRow {
  * workspace is known, so every method takes the ids it needs explicitly.
  */
 @Injectable()
-export class UsersRepository {
-  constructor(@InjectRepository(User) private readonly users: Repository<User>) {}
+export class UsersRepository extends EntityRepository<User> {
+  constructor(@InjectRepository(User) users: Repository<User>) {
+    super(users);
+  }
 
   insert(values: NewUserRow, manager?: EntityManager): Promise<User> {
     return this.managerOf(manager).getRepository(User).save(values);
@@ -43,9 +46,5 @@ export class UsersRepository {
     await this.managerOf(manager)
       .getRepository(User)
       .update({ id: Equal(id) }, { isActive: false });
-  }
-
-  private managerOf(manager: EntityManager | undefined): EntityManager {
-    return manager ?? this.users.manager;
   }
 }

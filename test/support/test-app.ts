@@ -21,7 +21,8 @@ export interface TestApp {
   config: AppConfig;
   /** The app's own DataSource (its pool), for fixtures and checks that read the database directly. */
   dataSource: DataSource;
-  database: TestDatabase;
+  /** The database the app runs on: its own, or the `DATABASE_URL` it was given. */
+  databaseUrl: string;
   /** The app's clock: move it to expire tokens and keys without sleeping. */
   clock: SettableClock;
   /** fetch() against the app, with a path relative to its base URL. */
@@ -30,16 +31,16 @@ export interface TestApp {
 }
 
 /**
- * The real application on a real port with its own database (or `DATABASE_URL` from `env`, e.g.
- * through a proxy or shared with another instance); `dataSourceOverrides` reach the app's
- * DataSource options (a query logger).
+ * The real application on a real port with a database of its own, dropped on close; or on the
+ * `DATABASE_URL` given in `env` (through a proxy, or shared with another instance), which the
+ * caller owns. `dataSourceOverrides` reach the app's DataSource options (a query logger).
  */
 export async function startTestApp(
   env: Record<string, string> = {},
   options: { dataSourceOverrides?: Partial<DataSourceOptions> } = {},
 ): Promise<TestApp> {
-  const database = await createTestDatabase();
-  const config = loadConfig({ ...TEST_ENV, DATABASE_URL: database.url, ...env });
+  const owned: TestDatabase | undefined = env.DATABASE_URL ? undefined : await createTestDatabase();
+  const config = loadConfig({ ...TEST_ENV, ...(owned ? { DATABASE_URL: owned.url } : {}), ...env });
   const clock = new SettableClock();
   // REDIS_URL in `env` runs the app on Redis (rate-limit counters, /readyz), as in production.
   const redis = createRedis(config.redisUrl);
@@ -59,13 +60,13 @@ export async function startTestApp(
     baseUrl,
     config,
     dataSource,
-    database,
+    databaseUrl: config.databaseUrl!,
     clock,
     request: (path, init) => fetch(`${baseUrl}${path}`, init),
     async close() {
       await closeGracefully(app, 10_000);
       redis?.disconnect();
-      await database.drop();
+      await owned?.drop();
     },
   };
 }

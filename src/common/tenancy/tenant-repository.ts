@@ -1,4 +1,5 @@
 import type { EntityManager, EntityTarget, ObjectLiteral, Repository, SelectQueryBuilder } from 'typeorm';
+import { EntityRepository } from '../../database/entity-repository.js';
 import { ApiError } from '../errors/api-error.js';
 import { offsetOf, type PageRequest } from '../pagination/pagination.js';
 import type { Tenant } from './tenant.js';
@@ -71,22 +72,19 @@ function refuseUnscopedWhere(): never {
  * context each method throws. Subclasses hold the SQL of one aggregate (STYLE: one repository per
  * aggregate) and are built from the `Repository<E>` that TypeOrmModule.forFeature provides.
  */
-export abstract class TenantRepository<E extends TenantEntity & ObjectLiteral> {
+export abstract class TenantRepository<E extends TenantEntity & ObjectLiteral> extends EntityRepository<E> {
   private readonly sqlCache = new Map<string, string>();
 
   protected constructor(
-    protected readonly repository: Repository<E>,
+    repository: Repository<E>,
     protected readonly tenants: TenantContext,
     private readonly alias: string,
-  ) {}
+  ) {
+    super(repository);
+  }
 
   protected get tenant(): Tenant {
     return this.tenants.current();
-  }
-
-  /** The default manager, or the transaction's. */
-  protected managerOf(manager: EntityManager | undefined): EntityManager {
-    return manager ?? this.repository.manager;
   }
 
   /**

@@ -1,0 +1,14 @@
+import type { EntityManager, ObjectLiteral, Repository } from 'typeorm';
+
+/**
+ * The base of every repository class: the TypeORM repository that `TypeOrmModule.forFeature`
+ * injects, and the manager to run a statement on — the transaction's, when a service passes the
+ * one `Transactions.run` gave it, else the repository's own.
+ */
+export abstract class EntityRepository<E extends ObjectLiteral> {
+  protected constructor(protected readonly repository: Repository<E>) {}
+
+  protected managerOf(manager: EntityManager | undefined): EntityManager {
+    return manager ?? this.repository.manager;
+  }
+}
