@@ -40,7 +40,7 @@ const OPERATOR_TENANT = {
 };
 const IDENTITY_TENANT = {
   selector: "MemberExpression[object.name='Tenant'][property.name='of']",
-  message: 'Only the authentication guard turns an identity into the tenant context.',
+  message: 'Only the request guard turns an identity into the tenant context.',
 };
 
 export default tseslint.config(
@@ -100,7 +100,7 @@ export default tseslint.config(
   },
   {
     // The guard is where a verified identity becomes the request's workspace.
-    files: ['src/auth/authentication.guard.ts'],
+    files: ['src/auth/request.guard.ts'],
     rules: { 'no-restricted-syntax': [...DATABASE_DOOR['no-restricted-syntax'], OPERATOR_TENANT] },
   },
   {

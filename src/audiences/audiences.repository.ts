@@ -48,12 +48,11 @@ export class AudiencesRepository extends TenantRepository<Audience> {
   async connectionIds(audienceIds: number[], manager?: EntityManager): Promise<Map<number, number[]>> {
     const byAudience = new Map<number, number[]>(audienceIds.map((id) => [id, []]));
     if (audienceIds.length === 0) return byAudience;
-    const links = await this.managerOf(manager)
-      .getRepository(AudienceConnection)
-      .createQueryBuilder('link')
-      .where('link.customerId = :customerId AND link.audienceId IN (:...audienceIds)', { customerId: this.tenant.customerId, audienceIds })
-      .orderBy('link.connectionId', 'ASC')
-      .getMany();
+    // Plain SQL like the page and by-id statements: the detail path runs this on every request.
+    const links: { audienceId: number; connectionId: number }[] = await this.managerOf(manager).query(
+      'SELECT audience_id AS "audienceId", connection_id AS "connectionId" FROM audience_connections WHERE customer_id = $1 AND audience_id = ANY($2) ORDER BY connection_id',
+      [this.tenant.customerId, audienceIds],
+    );
     for (const link of links) byAudience.get(link.audienceId)?.push(link.connectionId);
     return byAudience;
   }

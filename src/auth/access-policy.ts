@@ -6,7 +6,7 @@ const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
  * The write rule of SPEC section 1, in one place: viewers and read-scoped keys only read. The
- * access guard applies it to every non-GET route; the MCP tools apply it to their write tools.
+ * request guard applies it to every non-GET route; the MCP tools apply it to their write tools.
  */
 export function assertCanWrite(identity: Identity): void {
   if (identity.kind === 'api_key' ? identity.scope !== 'write' : identity.role === 'viewer') {

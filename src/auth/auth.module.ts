@@ -7,13 +7,12 @@ import { McpTokensModule } from '../mcp-tokens/mcp-tokens.module.js';
 import { UsersModule } from '../users/users.module.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.token.js';
-import { AccessGuard } from './access.guard.js';
 import { AuthSession } from './auth-session.entity.js';
 import { AuthSessionsRepository } from './auth-sessions.repository.js';
-import { AuthenticationGuard } from './authentication.guard.js';
+import { Authenticator } from './authenticator.js';
 import { JwtController } from './jwt.controller.js';
 import { LoginService } from './login.service.js';
-import { RateLimitGuard } from './rate-limit.guard.js';
+import { RequestGuard } from './request.guard.js';
 import { RequestRateLimit } from './request-rate-limit.js';
 import { SessionsService } from './sessions.service.js';
 import { ApiKeyStrategy } from './strategies/api-key.strategy.js';
@@ -22,8 +21,8 @@ import { jwtModuleOptions, TokenService } from './tokens/token.service.js';
 
 /**
  * Who is calling and what they may do (SPEC sections 1-2): token endpoints, the JWT and API-key
- * strategies, and three global guards, run in this order: authentication (deny by default, enters
- * the tenant context), the per-credential rate limit, and the access policy.
+ * strategies, and the one global guard, which runs authentication (deny by default, enters the
+ * tenant context), the per-credential rate limit and the access policy, in that order.
  */
 @Module({
   imports: [
@@ -42,9 +41,8 @@ import { jwtModuleOptions, TokenService } from './tokens/token.service.js';
     RequestRateLimit,
     JwtStrategy,
     ApiKeyStrategy,
-    { provide: APP_GUARD, useClass: AuthenticationGuard },
-    { provide: APP_GUARD, useClass: RateLimitGuard },
-    { provide: APP_GUARD, useClass: AccessGuard },
+    Authenticator,
+    { provide: APP_GUARD, useClass: RequestGuard },
   ],
   exports: [SessionsService, TokenService],
 })

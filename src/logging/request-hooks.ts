@@ -13,11 +13,6 @@ export function requestIdOf(request: IncomingMessage): string {
   return typeof given === 'string' && SANE_REQUEST_ID.test(given) ? given : randomUUID();
 }
 
-/**
- * What runs around every request, kept to two cheap hooks: echo the request id, then after the
- * response one JSON log line (no headers, no query string, no body: nothing secret can leak)
- * and one histogram observation.
- */
 /** Requests that have arrived and not yet been answered, so a shutdown can wait for them. */
 export class InFlightRequests {
   private count = 0;
@@ -49,6 +44,11 @@ export class InFlightRequests {
   }
 }
 
+/**
+ * What runs around every request, kept to two cheap hooks: echo the request id, then after the
+ * response one JSON log line (no headers, no query string, no body: nothing secret can leak)
+ * and one histogram observation.
+ */
 export function registerRequestHooks(fastify: FastifyInstance, logger: Logger, metrics: Metrics, inFlight: InFlightRequests): void {
   fastify.addHook('onRequest', (request, reply, done) => {
     inFlight.started();

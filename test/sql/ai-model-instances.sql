@@ -91,7 +91,7 @@ SELECT t."customer_id" AS "customerId", t."id" AS "id", t."created_at" AS "creat
   ORDER BY t."id" DESC;
 
 -- GET /api/v1/ai-model-instances/{id}/
-SELECT "model"."customer_id" AS "model_customer_id", "model"."id" AS "model_id", "model"."created_at" AS "model_created_at", "model"."updated_at" AS "model_updated_at", "model"."name" AS "model_name", "model"."model_type" AS "model_model_type", "model"."base_model" AS "model_base_model", "model"."parameters" AS "model_parameters", "model"."status" AS "model_status", "model"."metrics" AS "model_metrics", "model"."version" AS "model_version"
-  FROM "ai_model_instances" "model"
-  WHERE "model"."customer_id" = $1
-  AND "model"."id" = $2;
+SELECT t."customer_id" AS "customerId", t."id" AS "id", t."created_at" AS "createdAt", t."updated_at" AS "updatedAt", t."name" AS "name", t."model_type" AS "modelType", t."base_model" AS "baseModel", t."parameters" AS "parameters", t."status" AS "status", t."metrics" AS "metrics", t."version" AS "version"
+  FROM "ai_model_instances" t
+  WHERE t.customer_id = $1
+  AND t."id" = $2;

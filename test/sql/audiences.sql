@@ -134,12 +134,12 @@ SELECT t."customer_id" AS "customerId", t."id" AS "id", t."created_at" AS "creat
   ORDER BY t."id" DESC;
 
 -- GET /api/v1/audiences/{id}/
-SELECT "audience"."customer_id" AS "audience_customer_id", "audience"."id" AS "audience_id", "audience"."created_at" AS "audience_created_at", "audience"."updated_at" AS "audience_updated_at", "audience"."name" AS "audience_name", "audience"."description" AS "audience_description", "audience"."source_type" AS "audience_source_type", "audience"."rules" AS "audience_rules", "audience"."model_instance_id" AS "audience_model_instance_id", "audience"."min_score" AS "audience_min_score", "audience"."status" AS "audience_status", "audience"."size" AS "audience_size"
-  FROM "audiences" "audience"
-  WHERE "audience"."customer_id" = $1
-  AND "audience"."id" = $2;
-SELECT "link"."customer_id" AS "link_customer_id", "link"."audience_id" AS "link_audience_id", "link"."connection_id" AS "link_connection_id"
-  FROM "audience_connections" "link"
-  WHERE "link"."customer_id" = $1
-  AND "link"."audience_id" IN ($2)
-  ORDER BY "link"."connection_id" ASC;
+SELECT t."customer_id" AS "customerId", t."id" AS "id", t."created_at" AS "createdAt", t."updated_at" AS "updatedAt", t."name" AS "name", t."description" AS "description", t."source_type" AS "sourceType", t."rules" AS "rules", t."model_instance_id" AS "modelInstanceId", t."min_score" AS "minScore", t."status" AS "status", t."size" AS "size"
+  FROM "audiences" t
+  WHERE t.customer_id = $1
+  AND t."id" = $2;
+SELECT audience_id AS "audienceId", connection_id AS "connectionId"
+  FROM audience_connections
+  WHERE customer_id = $1
+  AND audience_id = ANY($2)
+  ORDER BY connection_id;

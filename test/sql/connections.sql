@@ -77,7 +77,7 @@ SELECT t."customer_id" AS "customerId", t."id" AS "id", t."created_at" AS "creat
   ORDER BY t."id" DESC;
 
 -- GET /api/v1/connections/{id}/
-SELECT "connection"."customer_id" AS "connection_customer_id", "connection"."id" AS "connection_id", "connection"."created_at" AS "connection_created_at", "connection"."updated_at" AS "connection_updated_at", "connection"."platform" AS "connection_platform", "connection"."external_account_id" AS "connection_external_account_id", "connection"."account_name" AS "connection_account_name", "connection"."status" AS "connection_status", "connection"."scopes" AS "connection_scopes", "connection"."connected_by" AS "connection_connected_by", "connection"."token_expires_at" AS "connection_token_expires_at", "connection"."last_refreshed_at" AS "connection_last_refreshed_at"
-  FROM "connections" "connection"
-  WHERE "connection"."customer_id" = $1
-  AND "connection"."id" = $2;
+SELECT t."customer_id" AS "customerId", t."id" AS "id", t."created_at" AS "createdAt", t."updated_at" AS "updatedAt", t."platform" AS "platform", t."external_account_id" AS "externalAccountId", t."account_name" AS "accountName", t."status" AS "status", t."scopes" AS "scopes", t."connected_by" AS "connectedBy", t."token_expires_at" AS "tokenExpiresAt", t."last_refreshed_at" AS "lastRefreshedAt"
+  FROM "connections" t
+  WHERE t.customer_id = $1
+  AND t."id" = $2;

@@ -133,7 +133,7 @@ SELECT t."customer_id" AS "customerId", t."id" AS "id", t."created_at" AS "creat
   ORDER BY t."id" DESC;
 
 -- GET /api/v1/signals/{id}/
-SELECT "signal"."customer_id" AS "signal_customer_id", "signal"."id" AS "signal_id", "signal"."created_at" AS "signal_created_at", "signal"."updated_at" AS "signal_updated_at", "signal"."name" AS "signal_name", "signal"."description" AS "signal_description", "signal"."signal_type" AS "signal_signal_type", "signal"."status" AS "signal_status", "signal"."model_instance_id" AS "signal_model_instance_id", "signal"."audience_id" AS "signal_audience_id", "signal"."connection_id" AS "signal_connection_id", "signal"."config" AS "signal_config"
-  FROM "signals" "signal"
-  WHERE "signal"."customer_id" = $1
-  AND "signal"."id" = $2;
+SELECT t."customer_id" AS "customerId", t."id" AS "id", t."created_at" AS "createdAt", t."updated_at" AS "updatedAt", t."name" AS "name", t."description" AS "description", t."signal_type" AS "signalType", t."status" AS "status", t."model_instance_id" AS "modelInstanceId", t."audience_id" AS "audienceId", t."connection_id" AS "connectionId", t."config" AS "config"
+  FROM "signals" t
+  WHERE t.customer_id = $1
+  AND t."id" = $2;

@@ -67,16 +67,16 @@ export function offsetOf(request: PageRequest): number {
   return (request.page - 1) * request.pageSize;
 }
 
-/**
- * Builds the list envelope. `requestUrl` is the absolute URL the client called (on the public
- * base URL behind a proxy); next/previous keep every other query parameter it carried.
- * A page past the end is a 404, but page 1 of an empty list is a valid, empty page.
- */
 /** A repository's list result as the API's page of `map`ped items. */
 export function pageOf<R, T>(result: { rows: R[]; count: number }, request: PageRequest, url: URL, map: (row: R) => T): Page<T> {
   return buildPage(request, result.count, result.rows.map(map), url);
 }
 
+/**
+ * Builds the list envelope. `requestUrl` is the absolute URL the client called (on the public
+ * base URL behind a proxy); next/previous keep every other query parameter it carried.
+ * A page past the end is a 404, but page 1 of an empty list is a valid, empty page.
+ */
 export function buildPage<T>(request: PageRequest, count: number, results: T[], requestUrl: URL): Page<T> {
   if (request.page > 1 && offsetOf(request) >= count) throw INVALID_PAGE();
   const linkTo = (page: number) => {

@@ -15,7 +15,7 @@ export class MissingTenantContextError extends Error {
 /**
  * The workspace the current piece of work belongs to, carried by AsyncLocalStorage (nestjs-cls)
  * instead of a parameter or a request-scoped provider. Each HTTP request gets an empty store
- * before its guards run (see `openRequestContext`); the authentication guard enters the caller's
+ * before its guard runs (see `openRequestContext`); the request guard enters the caller's
  * workspace once the credential is verified. Operator tooling, jobs and tests name the workspace
  * with `run()`. `TenantRepository` is the only reader, and `current()` throws when nothing was
  * entered, so a query can never silently run unscoped (Twenty's workspace context does the same).

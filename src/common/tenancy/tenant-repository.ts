@@ -74,6 +74,7 @@ function refuseUnscopedWhere(): never {
  */
 export abstract class TenantRepository<E extends TenantEntity & ObjectLiteral> extends EntityRepository<E> {
   private readonly sqlCache = new Map<string, string>();
+  private byIdStatements: { read: string; forUpdate: string } | undefined;
 
   protected constructor(
     repository: Repository<E>,
@@ -140,9 +141,7 @@ export abstract class TenantRepository<E extends TenantEntity & ObjectLiteral> e
     const where = this.whereOf(conditions);
     const orderColumn = this.columnOf(orderProperty);
     const order = orderColumn === '"id"' ? `t."id" ${direction}` : `t.${orderColumn} ${direction}, t."id" ${direction}`;
-    const select = metadata.columns
-      .filter((column) => column.isSelect)
-      .map((column) => `t."${column.databaseName}" AS "${column.propertyName}"`);
+    const select = this.selectList();
     if (options.linkedIds) select.push(this.linkedIdsSelect(options.linkedIds));
     const limits = `LIMIT $${parameterCount + 1} OFFSET $${parameterCount + 2}`;
     sql = deferred
@@ -162,9 +161,28 @@ export abstract class TenantRepository<E extends TenantEntity & ObjectLiteral> e
 
   /** One object by id, or null; `FOR UPDATE` when a transaction is about to change it. */
   async findById(id: number, options: { manager?: EntityManager; lock?: boolean } = {}): Promise<E | null> {
-    const query = this.query(options.manager).andWhere(`${this.alias}.id = :id`, { id });
-    if (options.lock) query.setLock('pessimistic_write');
-    return query.getOne();
+    const sql = options.lock ? this.byIdSql.forUpdate : this.byIdSql.read;
+    const rows: E[] = await this.managerOf(options.manager).query(sql, [this.tenant.customerId, id]);
+    return rows[0] ?? null;
+  }
+
+  /**
+   * The by-id statements, written once like the list's (columns aliased to entity properties):
+   * building them with the query builder cost about a quarter of a detail request's CPU.
+   */
+  private get byIdSql(): { read: string; forUpdate: string } {
+    if (this.byIdStatements === undefined) {
+      const read = `SELECT ${this.selectList().join(', ')} FROM "${this.repository.metadata.tableName}" t WHERE t.customer_id = $1 AND t."id" = $2`;
+      this.byIdStatements = { read, forUpdate: `${read} FOR UPDATE` };
+    }
+    return this.byIdStatements;
+  }
+
+  /** Every loaded column as `t."column" AS "property"`, so rows read like entities without hydration. */
+  private selectList(): string[] {
+    return this.repository.metadata.columns
+      .filter((column) => column.isSelect)
+      .map((column) => `t."${column.databaseName}" AS "${column.propertyName}"`);
   }
 
   /** One object by id; a 404 when it is missing, which is also what another workspace's id gives. */

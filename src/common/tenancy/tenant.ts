@@ -2,7 +2,7 @@ const brand: unique symbol = Symbol('Tenant');
 
 /**
  * The workspace a piece of work is scoped to, as the TenantContext carries it. One is made from
- * a verified identity by the authentication guard, or by operator tooling that names the
+ * a verified identity by the request guard, or by operator tooling that names the
  * customer explicitly (the CLI, jobs, tests); ESLint keeps both factories there.
  */
 export class Tenant {
@@ -10,7 +10,7 @@ export class Tenant {
 
   private constructor(readonly customerId: number) {}
 
-  /** For the authentication guard: the workspace of the identity it has just verified. */
+  /** For the request guard: the workspace of the identity it has just verified. */
   static of(identity: { readonly customerId: number }): Tenant {
     return new Tenant(identity.customerId);
   }

@@ -1,12 +1,9 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../common/errors/api-error.js';
-import { Tenant } from '../common/tenancy/tenant.js';
-import { TenantContext } from '../common/tenancy/tenant-context.js';
 import { McpTokensService } from '../mcp-tokens/mcp-tokens.service.js';
-import { accessOf } from './access.decorators.js';
+import type { Access } from './access.decorators.js';
 import type { Identity } from './identity.js';
 import { API_KEY_CHALLENGE } from './strategies/api-key.strategy.js';
 
@@ -19,7 +16,7 @@ const MCP_AUTHORIZATION = /^Bearer (mcp_[\x21-\x7e]+)$/;
 
 /** A passport strategy run through @nestjs/passport, its failures turned into our 401. */
 function passportAuthenticator(strategy: 'jwt' | 'api-key', challenge: string): CanActivate {
-  class Authenticator extends AuthGuard(strategy) {
+  class PassportStrategyGuard extends AuthGuard(strategy) {
     override handleRequest<T>(error: unknown, identity: T): T {
       if (error instanceof ApiError) throw error;
       if (error || !identity)
@@ -27,37 +24,27 @@ function passportAuthenticator(strategy: 'jwt' | 'api-key', challenge: string): 
       return identity;
     }
   }
-  return new Authenticator({ session: false });
+  return new PassportStrategyGuard({ session: false });
 }
 
 /**
- * The first global guard (SPEC section 2), deny by default: a route without `@Public()` needs a
- * credential. Picks the passport strategy from the Authorization scheme (JWT or API key; a
- * personal MCP token on /mcp and only there), sets `request.identity` and enters the caller's
- * workspace into the TenantContext. Rate limits and write access are the next two guards' jobs.
+ * Who is calling (SPEC section 2): picks the passport strategy from the Authorization scheme (JWT
+ * or API key; a personal MCP token on /mcp and only there) and answers 401 with the right
+ * challenge for a missing or bad credential. The request guard calls it for every non-public route.
  */
 @Injectable()
-export class AuthenticationGuard implements CanActivate {
+export class Authenticator {
   private readonly jwt = passportAuthenticator('jwt', 'Bearer realm="api"');
   private readonly apiKey = passportAuthenticator('api-key', API_KEY_CHALLENGE);
 
-  constructor(
-    private readonly reflector: Reflector,
-    private readonly mcpTokens: McpTokensService,
-    private readonly tenants: TenantContext,
-  ) {}
+  constructor(private readonly mcpTokens: McpTokensService) {}
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
-    const access = accessOf(this.reflector, context);
-    if (access === 'public') return true;
+  authenticate(access: Exclude<Access, 'public'>, context: ExecutionContext): Promise<Identity> {
     const request = context.switchToHttp().getRequest<FastifyRequest>();
-    const identity = access === 'mcp' ? await this.authenticateMcp(request) : await this.authenticate(request, context);
-    request.identity = identity;
-    this.tenants.enter(Tenant.of(identity));
-    return true;
+    return access === 'mcp' ? this.authenticateMcp(request) : this.authenticateApi(request, context);
   }
 
-  private async authenticate(request: FastifyRequest, context: ExecutionContext): Promise<Identity> {
+  private async authenticateApi(request: FastifyRequest, context: ExecutionContext): Promise<Identity> {
     const header = request.headers.authorization;
     if (header === undefined || header === '') {
       throw new ApiError(401, 'not_authenticated', 'Authentication credentials were not provided.', undefined, {

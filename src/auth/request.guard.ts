@@ -1,0 +1,55 @@
+import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Tenant } from '../common/tenancy/tenant.js';
+import { TenantContext } from '../common/tenancy/tenant-context.js';
+import { accessOf, LIMIT_BY_IP } from './access.decorators.js';
+import { assertMayCall } from './access-policy.js';
+import { Authenticator } from './authenticator.js';
+import type { Identity } from './identity.js';
+import { RequestRateLimit } from './request-rate-limit.js';
+
+/**
+ * The one global guard (SPEC sections 1, 2 and 8), deny by default, in three steps each owned
+ * elsewhere: the Authenticator says who is calling (401 otherwise) and the caller's workspace is
+ * entered into the TenantContext; RequestRateLimit spends the credential's budget (429); the
+ * access policy decides whether that caller may use this route (403). Public routes skip all
+ * three, except the token endpoints, which spend a per-IP budget.
+ *
+ * One guard rather than three: each global guard is another metadata lookup and another awaited
+ * step in Nest's guard loop on every request, which measured about 2% CPU on a detail request.
+ */
+@Injectable()
+export class RequestGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly authenticator: Authenticator,
+    private readonly rateLimit: RequestRateLimit,
+    private readonly tenants: TenantContext,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const access = accessOf(this.reflector, context);
+    const http = context.switchToHttp();
+    const request = http.getRequest<FastifyRequest>();
+    const reply = http.getResponse<FastifyReply>();
+    if (access === 'public') {
+      if (this.reflector.get<boolean | undefined>(LIMIT_BY_IP, context.getHandler()))
+        await this.rateLimit.consume(`ip:${request.ip}`, reply);
+      return true;
+    }
+    const identity = await this.authenticator.authenticate(access, context);
+    request.identity = identity;
+    this.tenants.enter(Tenant.of(identity));
+    await this.rateLimit.consume(rateLimitKey(identity), reply);
+    assertMayCall(identity, access, request.method);
+    return true;
+  }
+}
+
+/** One request budget per credential: per user for JWTs, per API key, per MCP token. */
+function rateLimitKey(identity: Identity): string {
+  if (identity.kind === 'api_key') return `api_key:${identity.apiKeyId}`;
+  if (identity.kind === 'mcp_token') return `mcp_token:${identity.mcpTokenId}`;
+  return `user:${identity.userId}`;
+}
