@@ -36,6 +36,9 @@ export interface ListOptions<E> {
 /** Offsets from which a page first picks its ids on the index, then fetches only those rows. */
 const DEFERRED_JOIN_FROM_OFFSET = 1000;
 
+/** The column of a list statement that carries the total count on every row. */
+const TOTAL = '__total';
+
 /**
  * Tables whose rows per workspace and status are counted by triggers into `tenant_counts`
  * (migrations 1763750000000 and 1763760000000). A list filtered by nothing but status reads its
@@ -73,7 +76,7 @@ function refuseUnscopedWhere(): never {
  * aggregate) and are built from the `Repository<E>` that TypeOrmModule.forFeature provides.
  */
 export abstract class TenantRepository<E extends TenantEntity & ObjectLiteral> extends EntityRepository<E> {
-  private readonly sqlCache = new Map<string, string>();
+  private readonly sqlCache = new Map<string, { sql: string; countedStatus: boolean }>();
   private byIdStatements: { read: string; forUpdate: string } | undefined;
 
   protected constructor(
@@ -89,66 +92,73 @@ export abstract class TenantRepository<E extends TenantEntity & ObjectLiteral> e
   }
 
   /**
-   * A list page by hand-written SQL, the hot path of every list (SPEC section 4). The statement is
-   * built once per filter shape and ordering and cached; rows come back with their columns aliased
-   * to entity property names, so mappers read them like entities without TypeORM hydrating each
-   * one (together those were about a fifth of a list request's CPU). `customer_id = $1` is always
-   * the first condition. Deep pages pick the page's ids on the index first (a deferred join), so
-   * the offset is walked on the index instead of on whole rows. The count comes from
-   * `tenant_counts` whenever the filters allow it (nothing but status), else from COUNT(*).
+   * A list page and its total count in one hand-written statement, the hot path of every list
+   * (SPEC section 4). The statement is built once per filter shape, ordering and depth and
+   * cached; rows come back with their columns aliased to entity property names, so mappers read
+   * them like entities without TypeORM hydrating each one. `customer_id = $1` is always the first
+   * condition. The count comes from `tenant_counts` whenever the filters allow it (nothing but
+   * status), else from COUNT(*); it rides on every row (`__total`), and a page past the end is
+   * one row of NULLs carrying it. One statement instead of a count and then a page saves a round
+   * trip and the driver's per-query work on every list request. Deep pages pick the page's ids
+   * on the index first (a deferred join), so the offset is walked on the index, not on whole rows.
    */
   protected async listPage<R extends E = E>(
     conditions: ListCondition<E>[],
     request: PageRequest,
     options: ListOptions<E> = {},
   ): Promise<ListResult<R>> {
-    const tenant = this.tenant;
-    const metadata = this.repository.metadata;
-    const table = `"${metadata.tableName}"`;
-    const where = this.whereOf(conditions);
-    const parameters: unknown[] = [tenant.customerId, ...conditions.map((condition) => condition.value)];
-
-    const count = await this.countRows(tenant, conditions, table, where, parameters);
     const offset = offsetOf(request);
-    if (count === 0 || offset >= count) return { rows: [], count };
-
-    const sql = this.pageSql(conditions, request, options, offset >= DEFERRED_JOIN_FROM_OFFSET, parameters.length);
-    const rows: R[] = await this.repository.manager.query(sql, [...parameters, request.pageSize, offset]);
-    return { rows, count };
+    const { sql, countedStatus } = this.listSql(conditions, request, options, offset >= DEFERRED_JOIN_FROM_OFFSET);
+    const parameters: unknown[] = [this.tenant.customerId];
+    for (const condition of conditions) parameters.push(condition.value);
+    parameters.push(request.pageSize, offset);
+    if (countedStatus) parameters.push(String(conditions[0]!.value));
+    const rows: (R & { [TOTAL]: string | number; id: number | null })[] = await this.repository.manager.query(sql, parameters);
+    const first = rows[0];
+    return { rows: first === undefined || first.id === null ? [] : rows, count: Number(first?.[TOTAL] ?? 0) };
   }
 
-  /**
-   * The page statement for a filter shape, ordering and depth, cached. Public for the SQL
-   * snapshot test, which renders every list shape to test/sql/.
-   */
-  pageSql(
+  /** The list statement for a filter shape, ordering and depth, cached; `countedStatus` when the status is a parameter of the count too. */
+  private listSql(
     conditions: ListCondition<E>[],
     request: PageRequest,
     options: ListOptions<E>,
     deferred: boolean,
-    parameterCount = conditions.length + 1,
-  ): string {
+  ): { sql: string; countedStatus: boolean } {
     const orderProperty = (options.columns ?? (DEFAULT_ORDERING_COLUMNS as OrderingColumns<E>))[request.ordering.field];
     if (orderProperty === undefined) throw new Error(`Ordering field ${request.ordering.field} is not mapped`);
     const direction = request.ordering.direction;
-    const shape = conditions.map((condition) => `${condition.property}${condition.operator}`).join(',');
-    const key = `${shape}|${orderProperty}|${direction}|${deferred}|${options.linkedIds?.as ?? ''}`;
-    let sql = this.sqlCache.get(key);
-    if (sql !== undefined) return sql;
+    let key = `${orderProperty}|${direction}|${deferred}|${options.linkedIds?.as ?? ''}`;
+    for (const condition of conditions) key += `|${condition.property}${condition.operator}`;
+    const cached = this.sqlCache.get(key);
+    if (cached !== undefined) return cached;
 
     const metadata = this.repository.metadata;
     const table = `"${metadata.tableName}"`;
     const where = this.whereOf(conditions);
     const orderColumn = this.columnOf(orderProperty);
     const order = orderColumn === '"id"' ? `t."id" ${direction}` : `t.${orderColumn} ${direction}, t."id" ${direction}`;
+    const pageOrder = orderProperty === 'id' ? `page."id" ${direction}` : `page."${orderProperty}" ${direction}, page."id" ${direction}`;
     const select = this.selectList();
     if (options.linkedIds) select.push(this.linkedIdsSelect(options.linkedIds));
+    const parameterCount = conditions.length + 1;
     const limits = `LIMIT $${parameterCount + 1} OFFSET $${parameterCount + 2}`;
-    sql = deferred
-      ? `SELECT ${select.join(', ')} FROM ${table} t JOIN (SELECT t."id" FROM ${table} t WHERE ${where} ORDER BY ${order} ${limits}) page ON page."id" = t."id" WHERE t.customer_id = $1 ORDER BY ${order}`
+    const page = deferred
+      ? `SELECT ${select.join(', ')} FROM ${table} t JOIN (SELECT t."id" FROM ${table} t WHERE ${where} ORDER BY ${order} ${limits}) ids ON ids."id" = t."id" WHERE t.customer_id = $1`
       : `SELECT ${select.join(', ')} FROM ${table} t WHERE ${where} ORDER BY ${order} ${limits}`;
-    this.sqlCache.set(key, sql);
-    return sql;
+
+    const statusOnly = conditions.every((condition) => condition.property === 'status' && condition.operator === '=');
+    const counted = statusOnly && COUNTED_TABLES.has(metadata.tableName);
+    const countedStatus = counted && conditions.length === 1;
+    const count = counted
+      ? `SELECT coalesce(sum(count), 0) AS total FROM tenant_counts WHERE customer_id = $1 AND resource = '${metadata.tableName}'${countedStatus ? ` AND status = $${parameterCount + 3}` : ''}`
+      : `SELECT count(*) AS total FROM ${table} t WHERE ${where}`;
+    const statement = {
+      sql: `SELECT total.total AS "${TOTAL}", page.* FROM (${count}) total LEFT JOIN (${page}) page ON true ORDER BY ${pageOrder}`,
+      countedStatus,
+    };
+    this.sqlCache.set(key, statement);
+    return statement;
   }
 
   /** A query builder narrowed to the tenant. `where()` and `orWhere()` throw: they would drop or widen the tenant predicate. */
@@ -271,33 +281,5 @@ export abstract class TenantRepository<E extends TenantEntity & ObjectLiteral> e
       return `link."${found.databaseName}"`;
     };
     return `ARRAY(SELECT ${column(value)} FROM "${link.tableName}" link WHERE link."customer_id" = t.customer_id AND ${column(owner)} = t.id ORDER BY ${column(value)}) AS "${as}"`;
-  }
-
-  private async countRows(
-    tenant: Tenant,
-    conditions: ListCondition<E>[],
-    table: string,
-    where: string,
-    parameters: unknown[],
-  ): Promise<number> {
-    const manager = this.repository.manager;
-    const statusOnly = conditions.every((condition) => condition.property === 'status' && condition.operator === '=');
-    if (!statusOnly || !COUNTED_TABLES.has(this.repository.metadata.tableName)) {
-      const rows: { count: string }[] = await manager.query(`SELECT count(*) AS count FROM ${table} t WHERE ${where}`, parameters);
-      return Number(rows[0]?.count ?? 0);
-    }
-    const status = conditions[0]?.value;
-    const rows: { count: string | null }[] =
-      status === undefined
-        ? await manager.query('SELECT sum(count) AS count FROM tenant_counts WHERE customer_id = $1 AND resource = $2', [
-            tenant.customerId,
-            this.repository.metadata.tableName,
-          ])
-        : await manager.query('SELECT sum(count) AS count FROM tenant_counts WHERE customer_id = $1 AND resource = $2 AND status = $3', [
-            tenant.customerId,
-            this.repository.metadata.tableName,
-            String(status),
-          ]);
-    return Number(rows[0]?.count ?? 0);
   }
 }
