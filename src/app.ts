@@ -6,6 +6,7 @@ import { ClsServiceManager } from 'nestjs-cls';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { AppModule } from './app.module.js';
 import { BODY_LIMIT_BYTES, registerJsonBodyParser } from './common/http/json-body-parser.js';
+import { registerQueryCheck } from './common/http/query-check.js';
 import { MethodIndex } from './common/errors/method-index.js';
 import { openRequestContext } from './common/tenancy/request-context.js';
 import { Clock } from './common/time/clock.js';
@@ -51,6 +52,7 @@ export async function createApp({
   const methods = new MethodIndex();
   fastify.addHook('onRoute', (route) => methods.add(route.method, route.url));
   registerJsonBodyParser(fastify);
+  registerQueryCheck(fastify);
   // The pool gauges read the DataSource that Nest builds below.
   const database: { dataSource?: DataSource } = {};
   const metrics = new Metrics(() => (database.dataSource ? poolStats(database.dataSource) : undefined));

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import secureJsonParse from 'secure-json-parse';
 import { ApiError } from '../errors/api-error.js';
+import { checkJsonBody, checkJsonText } from './json-limits.js';
 
 /** SPEC section 8: bodies over 1 MiB → 413. */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -9,18 +10,23 @@ export const BODY_LIMIT_BYTES = 1024 * 1024;
  * JSON is the only body the API takes (SPEC section 5): Fastify's text/plain parser is removed
  * so any other content type is a 415. An empty JSON body reads as no body (so a bodyless POST
  * such as logout works with any client), and `__proto__`/`constructor` keys are refused so a
- * body cannot pollute prototypes further down.
+ * body cannot pollute prototypes further down. Depth, key count and unstorable strings are
+ * checked here, before the validation pipe sees the body (see json-limits.ts).
  */
 export function registerJsonBodyParser(fastify: FastifyInstance): void {
   fastify.removeAllContentTypeParsers();
   const parse = (_request: unknown, body: string | Buffer, done: (error: Error | null, value?: unknown) => void) => {
     const text = body.toString();
     if (text.trim() === '') return done(null, undefined);
+    let value: unknown;
     try {
-      done(null, secureJsonParse.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }));
-    } catch {
-      done(new ApiError(400, 'parse_error', 'Malformed JSON in the request body.'), undefined);
+      checkJsonText(text);
+      value = secureJsonParse.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
+      checkJsonBody(value);
+    } catch (error) {
+      return done(error instanceof ApiError ? error : new ApiError(400, 'parse_error', 'Malformed JSON in the request body.'), undefined);
     }
+    done(null, value);
   };
   fastify.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: BODY_LIMIT_BYTES }, parse);
   fastify.addContentTypeParser(/^application\/[\w.+-]+\+json$/, { parseAs: 'string', bodyLimit: BODY_LIMIT_BYTES }, parse);

@@ -31,6 +31,17 @@ export function idArgument(args: Record<string, unknown>): number {
   return id;
 }
 
+/**
+ * Refuses arguments the tool does not take, each under its name, as REST refuses unknown body
+ * fields (docs/api-conventions.md). A list tool would otherwise ignore a misspelt filter and
+ * answer with more than the caller asked for.
+ */
+export function rejectUnknownArguments(args: Record<string, unknown>, known: ReadonlySet<string>): void {
+  const errors: Record<string, string[]> = {};
+  for (const name of Object.keys(args)) if (!known.has(name)) errors[name.slice(0, 64)] = ['Unknown argument.'];
+  if (Object.keys(errors).length > 0) throw ApiError.validation(errors);
+}
+
 /** The tool's arguments without `id`: the body of an update. */
 export function withoutId(args: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(args).filter(([key]) => key !== 'id'));
@@ -57,20 +68,28 @@ function idSchema(operation: OperationSchemas): JsonSchema {
   return { description: 'The object id.', ...id };
 }
 
+const ID_ONLY: ReadonlySet<string> = new Set(['id']);
+
 const itemPath = (restPath: string) => `${restPath}{id}/`;
 
 const described = ({ name, title, description }: ToolText) => ({ name, title, description });
 
 /** A read-only list tool: the REST list's query parameters in, its page envelope out. */
 export function listTool(spec: ToolText & { publicBaseUrl: string; list(call: ListCall): Promise<object> }): McpTool {
+  let known: Set<string> | undefined;
   return {
     ...described(spec),
     schemas(document) {
       const operation = new OperationSchemas(document, 'get', spec.restPath);
-      return { input: argumentsSchema(operation.parameters('query')), output: operation.response(200) };
+      const parameters = operation.parameters('query');
+      known = new Set(Object.keys(parameters.properties));
+      return { input: argumentsSchema(parameters), output: operation.response(200) };
     },
     writes: false,
     async call(_identity, args) {
+      // The server reads every tool's schemas at start-up, so `known` is set before any call.
+      if (!known) throw new Error(`Tool ${spec.name} was called before its schemas were read`);
+      rejectUnknownArguments(args, known);
       return { ...(await spec.list(listCall(args, spec.restPath, spec.publicBaseUrl))) };
     },
   };
@@ -86,6 +105,7 @@ export function getTool(spec: ToolText & { get(id: number): Promise<object> }): 
     },
     writes: false,
     async call(_identity, args) {
+      rejectUnknownArguments(args, ID_ONLY);
       return { ...(await spec.get(idArgument(args))) };
     },
   };

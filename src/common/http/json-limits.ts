@@ -1,0 +1,114 @@
+import { ApiError } from '../errors/api-error.js';
+
+/**
+ * How much structure one JSON body may carry (SPEC section 8), checked right after parsing and
+ * before any transformation. The deepest legitimate body is a resource's JSON field (nesting ≤ 10)
+ * inside the body; the most keys a legitimate body needs is a JSON field of a few hundred entries.
+ * Beyond these limits a body costs the validation pipeline far more than its size suggests
+ * (class-transformer's unknown-key step is quadratic in an object's key count).
+ */
+export const MAX_JSON_DEPTH = 32;
+export const MAX_JSON_KEYS = 1000;
+
+/** NUL, which PostgreSQL cannot store in text or jsonb, and unpaired UTF-16 surrogates, which it cannot encode. */
+const UNSTORABLE = /\0|\p{Surrogate}/u;
+export const UNSTORABLE_MESSAGE = 'Must not contain NUL characters or unpaired UTF-16 surrogates.';
+
+export function isStorableText(text: string): boolean {
+  return !UNSTORABLE.test(text);
+}
+
+/** The characters that matter to depth and key count; runs of anything else are skipped by the regex engine. */
+const STRUCTURE = /["\\[\]{}:]/g;
+
+/**
+ * Refuses JSON text nested deeper than MAX_JSON_DEPTH or with more than MAX_JSON_KEYS keys before
+ * it is parsed: one pass that stops at the first limit reached, so a megabyte of `[` or of tiny
+ * keys costs a few milliseconds instead of building half a million nested arrays or a
+ * 94,000-key object. Brackets and colons inside strings do not count; malformed text is left to
+ * the parser.
+ */
+export function checkJsonText(text: string): void {
+  let depth = 0;
+  let keys = 0;
+  let inString = false;
+  const structure = new RegExp(STRUCTURE);
+  for (let match = structure.exec(text); match !== null; match = structure.exec(text)) {
+    const character = match[0];
+    if (inString) {
+      if (character === '\\') structure.lastIndex++;
+      else if (character === '"') inString = false;
+    } else if (character === '"') {
+      inString = true;
+    } else if (character === '{' || character === '[') {
+      if (++depth > MAX_JSON_DEPTH) throw tooDeep();
+    } else if (character === '}' || character === ']') {
+      depth--;
+    } else if (character === ':') {
+      if (++keys > MAX_JSON_KEYS) throw tooManyKeys();
+    }
+  }
+}
+
+/**
+ * Walks a parsed value once, without recursion, and refuses it when it nests deeper than
+ * MAX_JSON_DEPTH, has more than MAX_JSON_KEYS object keys in all, or holds a string or key that
+ * cannot be stored. Work is linear in the body's size and stops at the first limit reached.
+ * The body parser runs `checkJsonText` first, so this walk only ever sees bounded values.
+ * Structure errors are `parse_error`s; an unstorable string is a `validation_error` under the
+ * top-level field it sits in (never under a client-chosen nested key, which could itself be bad).
+ */
+export function checkJsonBody(body: unknown): void {
+  let keys = 0;
+  const stack: { value: unknown; depth: number; field: string | undefined }[] = [{ value: body, depth: 0, field: undefined }];
+  while (stack.length > 0) {
+    const { value, depth, field } = stack.pop()!;
+    if (typeof value === 'string') {
+      if (!isStorableText(value)) throw unstorable(field ?? 'body');
+      continue;
+    }
+    if (typeof value !== 'object' || value === null) continue;
+    if (depth >= MAX_JSON_DEPTH) throw tooDeep();
+    if (Array.isArray(value)) {
+      for (const item of value) stack.push({ value: item, depth: depth + 1, field });
+      continue;
+    }
+    for (const key in value) {
+      if (++keys > MAX_JSON_KEYS) throw tooManyKeys();
+      const owner = field ?? key;
+      if (!isStorableText(key)) throw unstorable(field ?? printable(key));
+      stack.push({ value: (value as Record<string, unknown>)[key], depth: depth + 1, field: owner });
+    }
+  }
+}
+
+/**
+ * Refuses a query string with a parameter name or value that cannot be stored (e.g. `?search=%00`),
+ * under the parameter's name.
+ */
+export function checkQuery(query: unknown): void {
+  if (typeof query !== 'object' || query === null) return;
+  for (const [name, raw] of Object.entries(query)) {
+    if (!isStorableText(name)) throw unstorable(printable(name));
+    for (const value of Array.isArray(raw) ? raw : [raw]) {
+      if (typeof value === 'string' && !isStorableText(value)) throw unstorable(name);
+    }
+  }
+}
+
+function tooManyKeys(): ApiError {
+  return new ApiError(400, 'parse_error', `The JSON body has more than ${MAX_JSON_KEYS} object keys.`);
+}
+
+function tooDeep(): ApiError {
+  return new ApiError(400, 'parse_error', `The JSON body is nested deeper than ${MAX_JSON_DEPTH} levels.`);
+}
+
+function unstorable(field: string): ApiError {
+  return ApiError.field(field, UNSTORABLE_MESSAGE);
+}
+
+/** A bad key named in an error with its bad characters replaced, so the error body itself is clean. */
+function printable(key: string): string {
+  return key.slice(0, 64).replace(/\0|\p{Surrogate}/gu, '\uFFFD');
+}
