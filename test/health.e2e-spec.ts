@@ -30,3 +30,32 @@ describe('operations endpoints', () => {
     expect(text).toContain('db_pool_requests_waiting');
   });
 });
+
+describe('/metrics is not public in production', () => {
+  it('needs the METRICS_TOKEN bearer token when one is set', async () => {
+    const api = await startTestApp({ METRICS_TOKEN: 'metrics-token-0123456789' });
+    try {
+      const anonymous = await api.request('/metrics');
+      expect(anonymous.status).toBe(401);
+      expect(anonymous.headers.get('content-type')).toContain('application/problem+json');
+      expect(anonymous.headers.get('www-authenticate')).toBe('Bearer realm="metrics"');
+      expect((await api.request('/metrics', { headers: { authorization: 'Bearer metrics-token-wrong-0000' } })).status).toBe(401);
+      const scraped = await api.request('/metrics', { headers: { authorization: 'Bearer metrics-token-0123456789' } });
+      expect(scraped.status).toBe(200);
+      expect(await scraped.text()).toContain('http_request_duration_seconds');
+    } finally {
+      await api.close();
+    }
+  });
+
+  it('answers 404 in production when no METRICS_TOKEN is set', async () => {
+    const api = await startTestApp({ NODE_ENV: 'production' });
+    try {
+      const response = await api.request('/metrics');
+      expect(response.status).toBe(404);
+      expect(((await response.json()) as { code: string }).code).toBe('not_found');
+    } finally {
+      await api.close();
+    }
+  });
+});

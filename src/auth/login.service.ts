@@ -17,7 +17,8 @@ const LOGIN_FAILED = () =>
 /**
  * Email and password → a session. Unknown email, wrong password and inactive user get the same
  * answer in about the same time (a dummy hash is verified when there is no user), and failures
- * are counted per email and per client IP: past the limit → 429 until the window ends.
+ * are counted per email and client IP (strict: an attacker elsewhere cannot lock the owner out),
+ * per email from anywhere (much higher) and per client IP: past a limit → 429 until its window ends.
  */
 @Injectable()
 export class LoginService {
@@ -33,14 +34,14 @@ export class LoginService {
 
   async login(email: string, password: string, clientIp: string): Promise<TokenPair> {
     const window = this.config.loginFailureWindowSeconds;
-    const emailKey = `login-failures:email:${email.trim().toLowerCase()}`;
-    const ipKey = `login-failures:ip:${clientIp}`;
-    const [byEmail, byIp] = await Promise.all([this.limiter.peek(emailKey, window), this.limiter.peek(ipKey, window)]);
-    const blocked = [
-      byEmail.count >= this.config.loginFailuresPerEmail ? byEmail.resetSeconds : 0,
-      byIp.count >= this.config.loginFailuresPerIp ? byIp.resetSeconds : 0,
+    const normalized = email.trim().toLowerCase();
+    const limits: [key: string, allowed: number][] = [
+      [`login-failures:email-ip:${normalized}|${clientIp}`, this.config.loginFailuresPerEmailAndIp],
+      [`login-failures:email:${normalized}`, this.config.loginFailuresPerEmail],
+      [`login-failures:ip:${clientIp}`, this.config.loginFailuresPerIp],
     ];
-    const retryAfter = Math.max(...blocked);
+    const counts = await Promise.all(limits.map(([key]) => this.limiter.peek(key, window)));
+    const retryAfter = Math.max(...counts.map((count, index) => (count.count >= limits[index]![1] ? count.resetSeconds : 0)));
     if (retryAfter > 0) {
       throw new ApiError(429, 'throttled', `Too many failed logins. Try again in ${retryAfter} seconds.`, undefined, {
         'retry-after': String(retryAfter),
@@ -50,10 +51,11 @@ export class LoginService {
     const user = await this.users.findByEmail(email);
     const passwordMatches = await this.hasher.verify(user?.passwordHash ?? (await this.dummy()), password);
     if (!user || !user.isActive || !passwordMatches) {
-      await Promise.all([this.limiter.hit(emailKey, window), this.limiter.hit(ipKey, window)]);
+      await Promise.all(limits.map(([key]) => this.limiter.hit(key, window)));
       throw LOGIN_FAILED();
     }
-    await this.limiter.reset(emailKey);
+    // A success clears this client's strict count; the per-email and per-IP counts run out on their own.
+    await this.limiter.reset(limits[0]![0]);
     return this.sessions.start(user);
   }
 

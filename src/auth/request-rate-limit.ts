@@ -23,6 +23,19 @@ export class RequestRateLimit {
     this.policy = `"default";q=${config.rateLimitPerMinute};w=${WINDOW_SECONDS}`;
   }
 
+  /**
+   * Counts a failed authentication of `key` (a client IP); past the configured budget per minute
+   * the failure is answered 429 instead of 401.
+   */
+  async consumeFailure(key: string): Promise<void> {
+    const { count, resetSeconds } = await this.limiter.hit(`authentication-failures:${key}`, WINDOW_SECONDS);
+    if (count > this.config.authenticationFailuresPerIpPerMinute) {
+      throw new ApiError(429, 'throttled', `Too many failed authentications. Try again in ${resetSeconds} seconds.`, undefined, {
+        'retry-after': String(resetSeconds),
+      });
+    }
+  }
+
   async consume(key: string, reply: FastifyReply): Promise<void> {
     const limit = this.config.rateLimitPerMinute;
     const { count, resetSeconds } = await this.limiter.hit(`requests:${key}`, WINDOW_SECONDS);

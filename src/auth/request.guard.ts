@@ -1,6 +1,7 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../common/errors/api-error.js';
 import { Tenant } from '../common/tenancy/tenant.js';
 import { TenantContext } from '../common/tenancy/tenant-context.js';
 import { accessOf, LIMIT_BY_IP } from './access.decorators.js';
@@ -11,7 +12,8 @@ import { RequestRateLimit } from './request-rate-limit.js';
 
 /**
  * The one global guard (SPEC sections 1, 2 and 8), deny by default, in three steps each owned
- * elsewhere: the Authenticator says who is calling (401 otherwise) and the caller's workspace is
+ * elsewhere: the Authenticator says who is calling (401 otherwise, and 429 once the client IP has
+ * failed too often this minute) and the caller's workspace is
  * entered into the TenantContext; RequestRateLimit spends the credential's budget (429); the
  * access policy decides whether that caller may use this route (403). Public routes skip all
  * three, except the token endpoints, which spend a per-IP budget.
@@ -38,7 +40,14 @@ export class RequestGuard implements CanActivate {
         await this.rateLimit.consume(`ip:${request.ip}`, reply);
       return true;
     }
-    const identity = await this.authenticator.authenticate(access, context);
+    let identity: Identity;
+    try {
+      identity = await this.authenticator.authenticate(access, context);
+    } catch (error) {
+      // Every 401 spends the client IP's budget of failures; past it, guesses get 429 instead (SPEC section 8).
+      if (error instanceof ApiError && error.statusCode === 401) await this.rateLimit.consumeFailure(`ip:${request.ip}`);
+      throw error;
+    }
     request.identity = identity;
     this.tenants.enter(Tenant.of(identity));
     await this.rateLimit.consume(rateLimitKey(identity), reply);

@@ -30,9 +30,22 @@ export interface AppConfig {
   readonly publicBaseUrl: string | undefined;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   readonly rateLimitPerMinute: number;
-  /** Failed logins allowed per email, and per client IP, within the window before 429. */
+  /**
+   * Failed logins allowed within the window before 429: per email from one client IP (the strict
+   * limit, which an attacker elsewhere cannot spend), per email from anywhere (much higher, against
+   * distributed guessing), and per client IP whatever the email.
+   */
+  readonly loginFailuresPerEmailAndIp: number;
   readonly loginFailuresPerEmail: number;
   readonly loginFailuresPerIp: number;
+  /** Requests per client IP per minute that end in 401 before that IP gets 429s instead. */
+  readonly authenticationFailuresPerIpPerMinute: number;
+  /** Personal MCP tokens a user may hold at once (not revoked, not expired); one more is a 409. */
+  readonly mcpTokensPerUser: number;
+  /** Origins allowed to call the API from a browser (CORS); empty: CORS off. */
+  readonly corsOrigins: readonly string[];
+  /** Bearer token that GET /metrics requires; unset: /metrics is public outside production and absent in it. */
+  readonly metricsToken: string | undefined;
   readonly loginFailureWindowSeconds: number;
   /** How long a rotated API key keeps working by default. */
   readonly apiKeyRotationGraceHours: number;
@@ -113,8 +126,13 @@ export function loadConfig(env: Env = process.env): AppConfig {
     publicBaseUrl,
     logLevel: readEnum(env, 'LOG_LEVEL', LOG_LEVELS, 'info', problems),
     rateLimitPerMinute: readInt(env, 'RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000, problems),
-    loginFailuresPerEmail: readInt(env, 'LOGIN_FAILURES_PER_EMAIL', 5, 1, 1_000_000, problems),
+    loginFailuresPerEmailAndIp: readInt(env, 'LOGIN_FAILURES_PER_EMAIL_AND_IP', 5, 1, 1_000_000, problems),
+    loginFailuresPerEmail: readInt(env, 'LOGIN_FAILURES_PER_EMAIL', 100, 1, 1_000_000, problems),
     loginFailuresPerIp: readInt(env, 'LOGIN_FAILURES_PER_IP', 20, 1, 1_000_000, problems),
+    authenticationFailuresPerIpPerMinute: readInt(env, 'AUTHENTICATION_FAILURES_PER_IP_PER_MINUTE', 60, 1, 1_000_000, problems),
+    mcpTokensPerUser: readInt(env, 'MCP_TOKENS_PER_USER', 25, 1, 10_000, problems),
+    corsOrigins: readOrigins(env, 'CORS_ORIGINS', problems),
+    metricsToken: readMetricsToken(env, problems),
     loginFailureWindowSeconds: readInt(env, 'LOGIN_FAILURE_WINDOW_SECONDS', 15 * 60, 1, 24 * 3600, problems),
     apiKeyRotationGraceHours: readInt(env, 'API_KEY_ROTATION_GRACE_HOURS', 24, 0, 24 * 365, problems),
     shutdownTimeoutMs: readInt(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000, problems),
@@ -142,6 +160,37 @@ function readPreviousKeys(env: Env, problems: string[]): Buffer[] {
     }
   });
   return keys;
+}
+
+/** CORS_ORIGINS: comma-separated origins (`https://app.example.com`), each scheme, host and optional port only. */
+function readOrigins(env: Env, name: string, problems: string[]): string[] {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === '') return [];
+  const origins: string[] = [];
+  for (const entry of raw
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '')) {
+    let origin: string | undefined;
+    try {
+      const url = new URL(entry);
+      if ((url.protocol === 'http:' || url.protocol === 'https:') && url.origin === entry.replace(/\/$/, '')) origin = url.origin;
+    } catch {
+      origin = undefined;
+    }
+    if (origin === undefined)
+      problems.push(`${name} entries must be origins such as https://app.example.com (got "${entry.slice(0, 100)}").`);
+    else origins.push(origin);
+  }
+  return origins;
+}
+
+/** METRICS_TOKEN: a secret of at least 16 characters; never echoed. */
+function readMetricsToken(env: Env, problems: string[]): string | undefined {
+  const raw = env.METRICS_TOKEN?.trim();
+  if (raw === undefined || raw === '') return undefined;
+  if (raw.length < 16 || !/^[\x21-\x7e]+$/.test(raw)) problems.push('METRICS_TOKEN must be at least 16 visible ASCII characters.');
+  return raw;
 }
 
 function readInt(env: Env, name: string, fallback: number, min: number, max: number, problems: string[]): number {

@@ -1,8 +1,12 @@
-import { Controller, Get, Header, HttpCode, Inject, Res } from '@nestjs/common';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { Controller, Get, Header, HttpCode, Inject, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import { Public } from '../auth/access.decorators.js';
+import { ApiError } from '../common/errors/api-error.js';
+import type { AppConfig } from '../config/app-config.js';
+import { APP_CONFIG } from '../config/config.token.js';
 import { DatabaseHealth } from '../database/database-health.js';
 import { Metrics } from '../metrics/metrics.js';
 import { REDIS } from '../redis/redis.js';
@@ -18,6 +22,7 @@ export class HealthController {
     private readonly database: DatabaseHealth,
     private readonly metrics: Metrics,
     @Inject(REDIS) private readonly redis: Redis | null,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /** The process is up and serving HTTP; says nothing about its dependencies. */
@@ -36,10 +41,22 @@ export class HealthController {
     return { status: ready ? 'ok' : 'unavailable', checks };
   }
 
+  /**
+   * Prometheus metrics, never public in production (SPEC section 9): with METRICS_TOKEN set they
+   * need `Authorization: Bearer <METRICS_TOKEN>` (compared in constant time); in production
+   * without one the route answers 404, as if it did not exist; elsewhere it is open for local use.
+   */
   @Get('metrics')
   @HttpCode(200)
   @Header('Cache-Control', 'no-store')
-  async prometheus(@Res({ passthrough: true }) reply: FastifyReply) {
+  async prometheus(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    const token = this.config.metricsToken;
+    if (token === undefined && this.config.nodeEnv === 'production') throw ApiError.notFound();
+    if (token !== undefined && !bearerMatches(request.headers.authorization, token)) {
+      throw new ApiError(401, 'not_authenticated', 'GET /metrics needs the METRICS_TOKEN bearer token.', undefined, {
+        'www-authenticate': 'Bearer realm="metrics"',
+      });
+    }
     void reply.type(this.metrics.registry.contentType);
     return this.metrics.registry.metrics();
   }
@@ -58,4 +75,11 @@ export class HealthController {
       clearTimeout(timer);
     }
   }
+}
+
+/** Whether `header` is `Bearer <expected>`, compared by digest in constant time. */
+function bearerMatches(header: string | undefined, expected: string): boolean {
+  if (header === undefined || !header.startsWith('Bearer ')) return false;
+  const digest = (text: string) => createHash('sha256').update(text).digest();
+  return timingSafeEqual(digest(header.slice('Bearer '.length)), digest(expected));
 }

@@ -13,6 +13,8 @@ export const TEST_ENV = {
   ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
   LOG_LEVEL: 'silent',
   DEMO_WORKSPACE: 'false',
+  // Suites send hundreds of deliberately bad credentials from one address; test/throttling sets its own.
+  AUTHENTICATION_FAILURES_PER_IP_PER_MINUTE: '1000000',
 };
 
 export interface TestApp {
