@@ -209,6 +209,7 @@ async function main(): Promise<void> {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
     NODE_ENV: 'production',
+    ALLOWED_HOSTS: '127.0.0.1,localhost',
     DATABASE_URL: databaseUrl.toString(),
     DATA_DIR: join(options.dataDir, 'service-data'),
     JWT_SECRET: randomBytes(36).toString('base64url'),

@@ -85,6 +85,7 @@ async function main(): Promise<void> {
       env: {
         ...common,
         NODE_ENV: 'production',
+        ALLOWED_HOSTS: '127.0.0.1,localhost',
         LOG_LEVEL: 'warn',
         DEMO_WORKSPACE: 'false',
         HOST: '127.0.0.1',

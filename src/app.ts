@@ -1,5 +1,6 @@
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { ClsServiceManager } from 'nestjs-cls';
@@ -7,7 +8,9 @@ import { DataSource, type DataSourceOptions } from 'typeorm';
 import { AppModule } from './app.module.js';
 import { BODY_LIMIT_BYTES, registerJsonBodyParser } from './common/http/json-body-parser.js';
 import { registerQueryCheck } from './common/http/query-check.js';
+import { registerSecurityHeaders, securityHeadersFor } from './common/http/security-headers.js';
 import { MethodIndex } from './common/errors/method-index.js';
+import { type ProblemBody, problemBody } from './common/errors/problem-body.js';
 import { openRequestContext } from './common/tenancy/request-context.js';
 import { Clock } from './common/time/clock.js';
 import type { AppConfig } from './config/app-config.js';
@@ -45,14 +48,22 @@ export async function createApp({
     requestIdHeader: false,
     genReqId: requestIdOf,
     logger: false,
-    trustProxy: config.publicBaseUrl !== undefined,
+    // Whose X-Forwarded-* is believed: TRUSTED_PROXIES only, never implied by PUBLIC_BASE_URL.
+    trustProxy: trustProxyOf(config.trustedProxies),
     return503OnClosing: true,
+    frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) =>
+      answerRouterError(error, request, reply, logger),
   });
   const fastify = adapter.getInstance();
   const methods = new MethodIndex();
-  fastify.addHook('onRoute', (route) => methods.add(route.method, route.url));
+  // A wildcard route (Swagger UI's files) answers 404 for a file it does not have: indexing it
+  // would turn every unknown path under it into a 405 that lists GET.
+  fastify.addHook('onRoute', (route) => {
+    if (!route.url.endsWith('*')) methods.add(route.method, route.url);
+  });
   registerJsonBodyParser(fastify);
   registerQueryCheck(fastify);
+  registerSecurityHeaders(fastify);
   // The pool gauges read the DataSource that Nest builds below.
   const database: { dataSource?: DataSource } = {};
   const metrics = new Metrics(() => (database.dataSource ? poolStats(database.dataSource) : undefined));
@@ -70,10 +81,61 @@ export async function createApp({
     },
   );
   database.dataSource = app.get(DataSource);
+  if (config.corsOrigins.length > 0) app.enableCors(corsOptions(config.corsOrigins));
   mountApiDocs(app, buildOpenApiDocument(app));
   await app.init();
   IN_FLIGHT.set(app, inFlight);
   return app;
+}
+
+/**
+ * Fastify's router answers a malformed URL (bad percent-encoding) and a path parameter longer than
+ * maxParamLength itself, before any hook or exception filter runs; these answers keep the shape of
+ * SPEC section 5 and the request id. An over-long parameter can name no object (ids are integers),
+ * so it is a 404 like any other id that does not exist (docs/api-conventions.md).
+ */
+function answerRouterError(error: FastifyError, request: FastifyRequest, reply: FastifyReply, logger: Logger): void {
+  const requestId = String(request.id);
+  const body = routerProblem(error, requestId);
+  if (body.status >= 500) logger.error({ err: error, request_id: requestId, method: request.method }, 'router error');
+  // No request hook runs for these requests, so their one log line is written here.
+  logger.info({ request_id: requestId, method: request.method, route: null, status: body.status, error: error.code }, 'request');
+  void reply
+    .status(body.status)
+    .headers(securityHeadersFor(request.url))
+    .header('x-request-id', requestId)
+    .type('application/problem+json')
+    .send(body);
+}
+
+function routerProblem(error: FastifyError, requestId: string): ProblemBody {
+  if (error.code === 'FST_ERR_BAD_URL') return problemBody(400, 'parse_error', 'Malformed URL.', requestId);
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') return problemBody(404, 'not_found', 'Not found.', requestId);
+  // FST_ERR_ASYNC_CONSTRAINT: no route here has an asynchronous constraint, so this is a fault.
+  return problemBody(500, 'internal_error', 'An internal error occurred. Quote the request id when you report it.', requestId);
+}
+
+/** TRUSTED_PROXIES as Fastify's trustProxy: a hop count means the nearest `hops` proxies are believed. */
+function trustProxyOf(trusted: AppConfig['trustedProxies']): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (trusted === false) return false;
+  if (typeof trusted === 'number') return (_address, hop) => hop < trusted;
+  return [...trusted];
+}
+
+/**
+ * CORS for the origins in CORS_ORIGINS only (off when it is empty): browsers there may send the
+ * API's headers and read the ones it answers with. Credentials travel in the Authorization header,
+ * never in cookies, so no `Access-Control-Allow-Credentials`.
+ */
+function corsOptions(origins: readonly string[]) {
+  return {
+    origin: [...origins],
+    methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id', 'Accept', 'Mcp-Protocol-Version'],
+    exposedHeaders: ['X-Request-Id', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'Idempotent-Replayed', 'WWW-Authenticate', 'Allow'],
+    maxAge: 600,
+    strictPreflight: true,
+  };
 }
 
 const IN_FLIGHT = new WeakMap<NestFastifyApplication, InFlightRequests>();

@@ -51,6 +51,39 @@ describe('errors outside any controller', () => {
     expect(tooLong.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  it('answers a path with malformed percent-encoding with 400 parse_error', async () => {
+    const response = await api.request('/api/v1/audiences/%ZZ/', { headers: { 'X-Request-Id': 'bad-url.1' } });
+    const body = await expectProblem(response, 400, 'parse_error');
+    expect(Object.keys(body).sort()).toEqual(PROBLEM_KEYS);
+    expect(body).toMatchObject({ title: 'Bad Request', detail: 'Malformed URL.', request_id: 'bad-url.1' });
+  });
+
+  it('answers an id longer than the router takes with 404 not_found, like any unknown id', async () => {
+    const response = await api.request(`/api/v1/audiences/${'1'.repeat(300)}/`);
+    const body = await expectProblem(response, 404, 'not_found');
+    expect(Object.keys(body).sort()).toEqual(PROBLEM_KEYS);
+    expect(response.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it.each(['GET', 'HEAD', 'DELETE'])('answers %s of an unknown file under /api/docs/ with 404', async (method) => {
+    const response = await api.request('/api/docs/anything', { method });
+    expect(response.status).toBe(404);
+    expect(response.headers.get('allow')).toBeNull();
+    if (method !== 'HEAD') await expectProblem(response, 404, 'not_found');
+  });
+
+  it('still serves Swagger UI and its files at /api/docs/', async () => {
+    const page = await api.request('/api/docs/');
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('swagger-ui');
+    const stylesheet = await api.request('/api/docs/swagger-ui.css');
+    expect(stylesheet.status).toBe(200);
+    expect(stylesheet.headers.get('content-type')).toContain('text/css');
+    const script = await api.request('/api/docs/swagger-ui-bundle.js', { method: 'HEAD' });
+    expect(script.status).toBe(200);
+    expect(script.headers.get('content-type')).toContain('javascript');
+  });
+
   it('generates a request id when none is given', async () => {
     const response = await api.request('/healthz');
     expect(response.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);

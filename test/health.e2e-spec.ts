@@ -49,7 +49,7 @@ describe('/metrics is not public in production', () => {
   });
 
   it('answers 404 in production when no METRICS_TOKEN is set', async () => {
-    const api = await startTestApp({ NODE_ENV: 'production' });
+    const api = await startTestApp({ NODE_ENV: 'production', ALLOWED_HOSTS: '127.0.0.1' });
     try {
       const response = await api.request('/metrics');
       expect(response.status).toBe(404);

@@ -33,7 +33,7 @@ export class AiModelInstancesController {
   @ApiProblems(400, 404)
   list(@Query() query: QueryString, @Req() request: FastifyRequest) {
     const page = parsePageRequest(query, { orderingFields: ORDERING_FIELDS });
-    return this.models.list(parseAiModelInstanceFilters(query), page, requestUrl(request, this.config.publicBaseUrl));
+    return this.models.list(parseAiModelInstanceFilters(query), page, requestUrl(request, this.config));
   }
 
   @Post()

@@ -34,7 +34,7 @@ export class AudiencesController {
   @ApiProblems(400, 404)
   list(@Query() query: QueryString, @Req() request: FastifyRequest) {
     const page = parsePageRequest(query, { orderingFields: ORDERING_FIELDS });
-    return this.audiences.list(parseAudienceFilters(query), page, requestUrl(request, this.config.publicBaseUrl));
+    return this.audiences.list(parseAudienceFilters(query), page, requestUrl(request, this.config));
   }
 
   @Post()

@@ -2,7 +2,7 @@ import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../common/errors/api-error.js';
-import { ApiProblems } from '../openapi/problem-details.schema.js';
+import { ApiProblem, ApiProblems } from '../openapi/problem-details.schema.js';
 import { Personal, PublicLimitedByIp } from './access.decorators.js';
 import { EmptyDto, TokenObtainDto, TokenPairDto, TokenRefreshDto, TokenVerifyDto } from './dto/jwt.dto.js';
 import { LoginService } from './login.service.js';
@@ -71,6 +71,8 @@ export class JwtController {
   })
   @ApiBody({ required: false, description: 'No body.', schema: { type: 'object' } })
   @ApiResponse({ status: 204, description: 'Logged out.' })
+  // 413 and 415 are the document builder's, as on every operation with a body (openapi.ts).
+  @ApiProblem(400, 'A body was sent and it is not valid JSON (`parse_error`); send none.')
   async logout(@Req() request: FastifyRequest): Promise<void> {
     const identity = request.identity;
     if (identity?.kind !== 'user') throw ApiError.permissionDenied();

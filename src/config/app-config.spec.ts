@@ -32,9 +32,35 @@ describe('loadConfig', () => {
     expect(config.encryptionKey).toHaveLength(32);
   });
 
-  it('requires JWT_SECRET and ENCRYPTION_KEY in production, reporting every problem at once', () => {
+  it('requires JWT_SECRET, ENCRYPTION_KEY and a public origin or allowed hosts in production, reporting every problem at once', () => {
     const problems = problemsOf({ NODE_ENV: 'production' });
-    expect(problems).toEqual([expect.stringContaining('JWT_SECRET is required'), expect.stringContaining('ENCRYPTION_KEY is required')]);
+    expect(problems).toEqual([
+      expect.stringContaining('JWT_SECRET is required'),
+      expect.stringContaining('ENCRYPTION_KEY is required'),
+      expect.stringContaining('PUBLIC_BASE_URL or ALLOWED_HOSTS is required'),
+    ]);
+  });
+
+  it('reads ALLOWED_HOSTS and TRUSTED_PROXIES, refusing what they cannot mean', () => {
+    const config = loadConfig({
+      JWT_SECRET: SECRET,
+      ENCRYPTION_KEY: KEY,
+      ALLOWED_HOSTS: 'API.example.com, .example.org',
+      TRUSTED_PROXIES: '10.0.0.0/8, ::1',
+    });
+    expect(config.allowedHosts).toEqual(['api.example.com', '.example.org']);
+    expect(config.trustedProxies).toEqual(['10.0.0.0/8', '::1']);
+    expect(loadConfig({ JWT_SECRET: SECRET, ENCRYPTION_KEY: KEY, TRUSTED_PROXIES: '2' }).trustedProxies).toBe(2);
+    expect(loadConfig({ JWT_SECRET: SECRET, ENCRYPTION_KEY: KEY }).trustedProxies).toBe(false);
+    const problems = problemsOf({
+      JWT_SECRET: SECRET,
+      ENCRYPTION_KEY: KEY,
+      ALLOWED_HOSTS: 'https://api.example.com',
+      TRUSTED_PROXIES: '10.0.0.0/40,proxy.local',
+      CORS_ORIGINS: 'https://app.example.com/path',
+      METRICS_TOKEN: 'short',
+    });
+    expect(problems).toHaveLength(5);
   });
 
   it('rejects a short JWT_SECRET, a bad ENCRYPTION_KEY, a bad port and a bad log level', () => {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 
 /** Validated, typed configuration. Built once at start from environment variables (SPEC section 9). */
@@ -28,6 +29,17 @@ export interface AppConfig {
   /** Time limit of each call to an ad platform, so a slow provider cannot hold a request. */
   readonly providerTimeoutMs: number;
   readonly publicBaseUrl: string | undefined;
+  /**
+   * Host names (`api.example.com`, `.example.com` for a domain and its subdomains, `*` for any) a
+   * request's Host may name when absolute links are built from it (PUBLIC_BASE_URL unset), as
+   * Django's ALLOWED_HOSTS. Default: the loopback names outside production, none in production.
+   */
+  readonly allowedHosts: readonly string[];
+  /**
+   * Whose X-Forwarded-For/-Proto/-Host is believed (Fastify's trustProxy): `false` (the default),
+   * a number of proxy hops, or addresses and CIDR ranges.
+   */
+  readonly trustedProxies: false | number | readonly string[];
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   readonly rateLimitPerMinute: number;
   /**
@@ -104,6 +116,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
   }
 
   const encryptionPreviousKeys = readPreviousKeys(env, problems);
+  if (production && publicBaseUrl === undefined && !env.ALLOWED_HOSTS?.trim()) {
+    problems.push('PUBLIC_BASE_URL or ALLOWED_HOSTS is required when NODE_ENV=production (list pages link to absolute URLs).');
+  }
 
   const config: AppConfig = {
     nodeEnv,
@@ -124,6 +139,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     metaGraphUrl: (readUrl(env, 'META_GRAPH_URL', ['http:', 'https:'], problems) ?? 'https://graph.facebook.com/v19.0').replace(/\/+$/, ''),
     providerTimeoutMs: readInt(env, 'PROVIDER_TIMEOUT_MS', 5000, 1, 120_000, problems),
     publicBaseUrl,
+    allowedHosts: readAllowedHosts(env, production, problems),
+    trustedProxies: readTrustedProxies(env, problems),
     logLevel: readEnum(env, 'LOG_LEVEL', LOG_LEVELS, 'info', problems),
     rateLimitPerMinute: readInt(env, 'RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000, problems),
     loginFailuresPerEmailAndIp: readInt(env, 'LOGIN_FAILURES_PER_EMAIL_AND_IP', 5, 1, 1_000_000, problems),
@@ -183,6 +200,45 @@ function readOrigins(env: Env, name: string, problems: string[]): string[] {
     else origins.push(origin);
   }
   return origins;
+}
+
+function readAllowedHosts(env: Env, production: boolean, problems: string[]): string[] {
+  const raw = env.ALLOWED_HOSTS?.trim();
+  if (raw === undefined || raw === '') return production ? [] : ['localhost', '127.0.0.1', '[::1]'];
+  const hosts = raw
+    .split(',')
+    .map((entry) => entry.trim().toLowerCase())
+    .filter((entry) => entry !== '');
+  for (const host of hosts) {
+    if (!/^(\*|\.?[a-z0-9-]+(\.[a-z0-9-]+)*|\[[0-9a-f:.]+\])$/.test(host)) {
+      problems.push(`ALLOWED_HOSTS entries must be host names without scheme or port (got "${host.slice(0, 100)}").`);
+    }
+  }
+  return hosts;
+}
+
+/** TRUSTED_PROXIES: a hop count, or comma-separated IP addresses and CIDR ranges. */
+function readTrustedProxies(env: Env, problems: string[]): false | number | string[] {
+  const raw = env.TRUSTED_PROXIES?.trim();
+  if (raw === undefined || raw === '') return false;
+  if (/^\d+$/.test(raw)) {
+    const hops = Number(raw);
+    if (hops < 1 || hops > 10) problems.push('TRUSTED_PROXIES as a hop count must be between 1 and 10.');
+    return hops;
+  }
+  const entries = raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  for (const entry of entries) {
+    const [address, bits, extra] = entry.split('/');
+    const version = isIP(address ?? '');
+    const validBits = bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (version === 6 ? 128 : 32));
+    if (version === 0 || !validBits || extra !== undefined) {
+      problems.push(`TRUSTED_PROXIES entries must be IP addresses or CIDR ranges (got "${entry.slice(0, 100)}").`);
+    }
+  }
+  return entries;
 }
 
 /** METRICS_TOKEN: a secret of at least 16 characters; never echoed. */

@@ -45,7 +45,7 @@ export class ConnectionsController {
   @ApiProblems(400, 404)
   list(@Query() query: QueryString, @Req() request: FastifyRequest) {
     const page = parsePageRequest(query, { orderingFields: ORDERING_FIELDS });
-    return this.connections.list(parseConnectionFilters(query), page, requestUrl(request, this.config.publicBaseUrl));
+    return this.connections.list(parseConnectionFilters(query), page, requestUrl(request, this.config));
   }
 
   @Get(':id')

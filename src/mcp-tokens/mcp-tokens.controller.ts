@@ -80,7 +80,7 @@ export class McpTokensController {
   @ApiProblems(400, 404)
   list(@CurrentIdentity() identity: Identity, @Query() query: QueryString, @Req() request: FastifyRequest) {
     const page = parsePageRequest(query, { orderingFields: ['id', 'name', 'created_at'] });
-    return this.tokens.list(owner(identity), page, requestUrl(request, this.config.publicBaseUrl));
+    return this.tokens.list(owner(identity), page, requestUrl(request, this.config));
   }
 
   @Post()

@@ -1,7 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
-import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { DocumentBuilder, type OpenAPIObject, type OperationObject, SwaggerModule } from '@nestjs/swagger';
 import { ApiDocument } from './api-document.js';
-import { ProblemDetailsDto } from './problem-details.schema.js';
+import { ProblemDetailsDto, problemResponse } from './problem-details.schema.js';
 
 export const API_VERSION = '1.0.0';
 
@@ -52,6 +52,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     extraModels: [ProblemDetailsDto],
   });
   applyAccessRules(document);
+  applyCommonErrors(document);
   withoutCreateDefaults(document);
   // SPEC section 3: API paths end with "/" (both forms are served); document the canonical one.
   document.paths = Object.fromEntries(
@@ -72,44 +73,55 @@ function withoutCreateDefaults(document: OpenAPIObject): void {
   }
 }
 
-const PROBLEM = { 'application/problem+json': { schema: { $ref: '#/components/schemas/ProblemDetailsDto' } } };
+const METHODS = ['get', 'put', 'post', 'patch', 'delete'] as const;
+
+function operationsOf(document: OpenAPIObject): OperationObject[] {
+  return Object.values(document.paths).flatMap((path) => METHODS.flatMap((method) => path[method] ?? []));
+}
 
 /**
  * Writes each operation's security from its access marker (see auth/access.decorators.ts) and the
  * errors every protected operation can answer, so the document and the guard say the same thing.
  */
 function applyAccessRules(document: OpenAPIObject): void {
-  for (const path of Object.values(document.paths)) {
-    for (const method of ['get', 'put', 'post', 'patch', 'delete'] as const) {
-      const operation = path[method];
-      if (!operation) continue;
-      const extended = operation as typeof operation & { 'x-access'?: string };
-      const access = extended['x-access'] ?? 'workspace';
-      delete extended['x-access'];
-      operation.responses ??= {};
-      operation.responses['500'] ??= { description: 'Unexpected error (`internal_error`); quote the request id.', content: PROBLEM };
-      if (access === 'public') {
-        operation.security = [];
-        continue;
-      }
-      operation.security = access === 'personal' ? [{ jwt: [] }] : [{ jwt: [] }, { api_key: [] }];
-      operation.responses['401'] ??= {
-        description:
-          'No credentials (`not_authenticated`) or bad ones (`authentication_failed`, `token_not_valid`); see `WWW-Authenticate`.',
-        content: PROBLEM,
-      };
-      operation.responses['403'] ??= {
-        description:
-          access === 'personal'
-            ? 'An API key: this endpoint is for users only (`permission_denied`).'
-            : 'A viewer or a read-only API key trying to write (`permission_denied`).',
-        content: PROBLEM,
-      };
-      operation.responses['429'] ??= {
-        description: 'Rate limit reached (`throttled`); retry after `Retry-After` seconds.',
-        content: PROBLEM,
-      };
+  for (const operation of operationsOf(document)) {
+    const extended = operation as OperationObject & { 'x-access'?: string };
+    const access = extended['x-access'] ?? 'workspace';
+    delete extended['x-access'];
+    operation.responses ??= {};
+    operation.responses['500'] ??= problemResponse(500, 'Unexpected error (`internal_error`); quote the request id.');
+    if (access === 'public') {
+      operation.security = [];
+      continue;
     }
+    operation.security = access === 'personal' ? [{ jwt: [] }] : [{ jwt: [] }, { api_key: [] }];
+    operation.responses['401'] ??= problemResponse(
+      401,
+      'No credentials (`not_authenticated`) or bad ones (`authentication_failed`, `token_not_valid`); see `WWW-Authenticate`.',
+    );
+    operation.responses['403'] ??= problemResponse(
+      403,
+      access === 'personal'
+        ? 'An API key: this endpoint is for users only (`permission_denied`).'
+        : 'A viewer or a read-only API key trying to write (`permission_denied`).',
+    );
+    operation.responses['429'] ??= problemResponse(429, 'Rate limit reached (`throttled`); retry after `Retry-After` seconds.');
+  }
+}
+
+/**
+ * The errors that do not depend on the controller: any body goes through the JSON parser before
+ * the handler (400 `parse_error`, 413 over 1 MiB, 415 not JSON: SPEC section 5), and any operation
+ * can meet a dependency that is down (503, SPEC section 8).
+ */
+function applyCommonErrors(document: OpenAPIObject): void {
+  for (const operation of operationsOf(document)) {
+    if (operation.requestBody) {
+      for (const status of ['413', '415']) operation.responses[status] ??= problemResponse(Number(status));
+    }
+    // Every operation reads a query string, and one with a NUL or an unpaired surrogate is a 400 (SPEC section 8).
+    operation.responses['400'] ??= problemResponse(400);
+    operation.responses['503'] ??= problemResponse(503);
   }
 }
 

@@ -1,5 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiProperty, ApiPropertyOptional, ApiResponse } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiResponse, type HeaderObject, type ResponseObject } from '@nestjs/swagger';
 import { ERROR_CODES } from '../common/errors/api-error.js';
 
 /** The error body of SPEC section 5, as the API document shows it. */
@@ -42,18 +42,37 @@ const DESCRIPTIONS: Record<number, string> = {
   415: 'Request body is not JSON (`unsupported_media_type`).',
   429: 'Too many requests (`throttled`); retry after `Retry-After` seconds.',
   500: 'Unexpected error (`internal_error`); quote the request id.',
-  503: 'A dependency is unavailable (`service_unavailable`).',
+  503:
+    'The service cannot answer now: a dependency (PostgreSQL, Redis) is down, or it is shutting down (`service_unavailable`). ' +
+    'Retry later: after `Retry-After` seconds when it is given.',
 };
+
+/** The statuses SPEC sections 5 and 8 send with `Retry-After`. */
+const RETRY_AFTER_STATUSES = new Set([429, 503]);
+
+const RETRY_AFTER: HeaderObject = {
+  description: 'Seconds to wait before trying again.',
+  schema: { type: 'integer', minimum: 0 },
+};
+
+/**
+ * One error response of the document: the problem+json schema, and `Retry-After` where it is sent.
+ * Used by the decorators below and by the document builder (openapi.ts), so they say the same.
+ */
+export function problemResponse(status: number, description = DESCRIPTIONS[status] ?? 'Error.'): ResponseObject {
+  return {
+    description,
+    ...(RETRY_AFTER_STATUSES.has(status) ? { headers: { 'Retry-After': RETRY_AFTER } } : {}),
+    content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/ProblemDetailsDto' } } },
+  };
+}
+
+/** Documents one error status of an operation, with a description of its own. */
+export function ApiProblem(status: number, description: string) {
+  return ApiResponse({ status, ...problemResponse(status, description) });
+}
 
 /** Documents the given error statuses of an operation with the problem+json schema. */
 export function ApiProblems(...statuses: number[]) {
-  return applyDecorators(
-    ...statuses.map((status) =>
-      ApiResponse({
-        status,
-        description: DESCRIPTIONS[status] ?? 'Error.',
-        content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/ProblemDetailsDto' } } },
-      }),
-    ),
-  );
+  return applyDecorators(...statuses.map((status) => ApiResponse({ status, ...problemResponse(status) })));
 }

@@ -40,7 +40,7 @@ export class SignalsController {
   @ApiProblems(400, 404)
   list(@Query() query: QueryString, @Req() request: FastifyRequest) {
     const page = parsePageRequest(query, { orderingFields: ORDERING_FIELDS });
-    return this.signals.list(parseSignalFilters(query), page, requestUrl(request, this.config.publicBaseUrl));
+    return this.signals.list(parseSignalFilters(query), page, requestUrl(request, this.config));
   }
 
   @Post()

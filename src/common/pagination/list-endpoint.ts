@@ -1,15 +1,26 @@
 import { applyDecorators, type Type } from '@nestjs/common';
 import { ApiExtraModels, ApiOkResponse, ApiQuery, getSchemaPath } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
+import type { AppConfig } from '../../config/app-config.js';
+import { ApiError } from '../errors/api-error.js';
 import { ORDERING_FIELDS } from '../tenancy/tenant-repository.js';
 
 /**
- * The absolute URL the client called, on PUBLIC_BASE_URL when set (behind a proxy, SPEC section 4),
- * else on the Host the request came with.
+ * The absolute URL the client called, for `next`/`previous` (SPEC section 4): on PUBLIC_BASE_URL
+ * when set, else on the request's Host, which must then be one of ALLOWED_HOSTS (a 400 otherwise,
+ * as in Django), so a forged Host cannot put another site into the links a client follows.
  */
-export function requestUrl(request: FastifyRequest, publicBaseUrl: string | undefined): URL {
-  const base = publicBaseUrl ?? `${request.protocol}://${request.host}`;
-  return new URL(request.url, `${base}/`);
+export function requestUrl(request: FastifyRequest, config: Pick<AppConfig, 'publicBaseUrl' | 'allowedHosts'>): URL {
+  if (config.publicBaseUrl !== undefined) return new URL(request.url, `${config.publicBaseUrl}/`);
+  if (!hostAllowed(request.hostname, config.allowedHosts)) throw ApiError.field('host', 'This Host is not served here.');
+  return new URL(request.url, `${request.protocol}://${request.host}/`);
+}
+
+function hostAllowed(hostname: string, allowed: readonly string[]): boolean {
+  const host = hostname.toLowerCase();
+  return allowed.some(
+    (entry) => entry === '*' || entry === host || (entry.startsWith('.') && (host.endsWith(entry) || host === entry.slice(1))),
+  );
 }
 
 export interface ListQueryParameter {
