@@ -141,16 +141,18 @@ function corsOptions(origins: readonly string[]) {
 const IN_FLIGHT = new WeakMap<NestFastifyApplication, InFlightRequests>();
 
 /**
- * The SIGTERM path (SPEC section 9): stop accepting connections, let every request already in
- * flight finish (at most `timeoutMs`), then close the application, whose shutdown hooks close the
- * pool. Nest's own close() alone would close the pool while a request still needs it.
+ * The SIGTERM path (SPEC section 9): stop accepting connections, close idle keep-alive ones, let
+ * every request already in flight finish (at most `timeoutMs`) with `Connection: close` on its
+ * answer, then close the application, whose shutdown hooks close the pool. Nest's own close() alone would close the pool while a request still needs it.
  * Returns false when requests were still running at the deadline.
  */
 export async function closeGracefully(app: NestFastifyApplication, timeoutMs: number): Promise<boolean> {
   const server = app.getHttpServer();
+  const inFlight = IN_FLIGHT.get(app);
+  inFlight?.beginClosing();
   const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeIdleConnections();
-  const drained = await (IN_FLIGHT.get(app)?.drained(timeoutMs) ?? Promise.resolve(true));
+  const drained = await (inFlight?.drained(timeoutMs) ?? Promise.resolve(true));
   // Connections whose requests have just been answered are idle keep-alives now.
   if (drained) server.closeIdleConnections();
   else server.closeAllConnections();

@@ -44,3 +44,45 @@ describe('graceful shutdown', () => {
     expect(response).toContain('authentication_failed');
   });
 });
+
+describe('graceful shutdown with keep-alive clients', () => {
+  it('ends the connection of an in-flight request with Connection: close, and closes idle ones without a reset', async () => {
+    const api = await startTestApp();
+    const url = new URL(api.baseUrl);
+    const open = async () => {
+      const socket = connect(Number(url.port), url.hostname);
+      await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+      const state = { data: '', error: undefined as Error | undefined };
+      socket.on('data', (chunk) => (state.data += chunk.toString()));
+      socket.on('error', (error) => (state.error = error));
+      const ended = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+      return { socket, state, ended };
+    };
+
+    // An idle keep-alive connection: one request answered, nothing sent since.
+    const idle = await open();
+    idle.socket.write(`GET /healthz HTTP/1.1\r\nHost: ${url.host}\r\n\r\n`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(idle.state.data).toMatch(/^HTTP\/1\.1 200 /);
+    expect(idle.state.data.toLowerCase()).toContain('connection: keep-alive');
+
+    // A request in flight: headers and half its body.
+    const busy = await open();
+    const body = JSON.stringify({ email: 'nobody@example.com', password: 'wrong password' });
+    busy.socket.write(
+      `POST /api/v1/jwt/create/ HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 100));
+
+    const closing = api.close();
+    await idle.ended;
+    expect(idle.state.error).toBeUndefined();
+
+    busy.socket.write(body.slice(10));
+    await closing;
+    await busy.ended;
+    expect(busy.state.error).toBeUndefined();
+    expect(busy.state.data).toMatch(/^HTTP\/1\.1 401 /);
+    expect(busy.state.data.toLowerCase()).toContain('connection: close');
+  });
+});

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Logger } from 'pino';
 import '../auth/identity.js';
 import type { Metrics } from '../metrics/metrics.js';
@@ -13,27 +13,42 @@ export function requestIdOf(request: IncomingMessage): string {
   return typeof given === 'string' && SANE_REQUEST_ID.test(given) ? given : randomUUID();
 }
 
-/** Requests that have arrived and not yet been answered, so a shutdown can wait for them. */
+/**
+ * Requests that have arrived and not yet been answered, so a shutdown can wait for them and make
+ * each of their responses the last on its connection.
+ */
 export class InFlightRequests {
-  private count = 0;
+  private readonly replies = new Set<FastifyReply>();
   private waiters: (() => void)[] = [];
+  private closing = false;
 
   get size(): number {
-    return this.count;
+    return this.replies.size;
   }
 
-  started(): void {
-    this.count++;
+  started(reply: FastifyReply): void {
+    this.replies.add(reply);
+    // Arrived on a kept-alive connection while the server drains: this answer ends the connection.
+    if (this.closing) void reply.header('connection', 'close');
   }
 
-  finished(): void {
-    this.count--;
-    if (this.count === 0) for (const wake of this.waiters.splice(0)) wake();
+  finished(reply: FastifyReply): void {
+    this.replies.delete(reply);
+    if (this.replies.size === 0) for (const wake of this.waiters.splice(0)) wake();
+  }
+
+  /**
+   * From now on every answer carries `Connection: close`, those of the requests already in flight
+   * included, so no client sends another request on a connection that is about to be closed.
+   */
+  beginClosing(): void {
+    this.closing = true;
+    for (const reply of this.replies) if (!reply.sent && !reply.raw.headersSent) void reply.header('connection', 'close');
   }
 
   /** Resolves when none is left, or after `timeoutMs` (true when drained). */
   drained(timeoutMs: number): Promise<boolean> {
-    if (this.count === 0) return Promise.resolve(true);
+    if (this.replies.size === 0) return Promise.resolve(true);
     return new Promise((resolve) => {
       const timer = setTimeout(() => resolve(false), timeoutMs);
       this.waiters.push(() => {
@@ -51,9 +66,9 @@ export class InFlightRequests {
  */
 export function registerRequestHooks(fastify: FastifyInstance, logger: Logger, metrics: Metrics, inFlight: InFlightRequests): void {
   fastify.addHook('onRequest', (request, reply, done) => {
-    inFlight.started();
+    inFlight.started(reply);
     // 'close' fires for every request, answered or aborted, exactly once.
-    reply.raw.once('close', () => inFlight.finished());
+    reply.raw.once('close', () => inFlight.finished(reply));
     void reply.header('x-request-id', request.id);
     done();
   });
