@@ -168,7 +168,7 @@ async function main(): Promise<void> {
           settings.durationSeconds,
         );
         let onCeiling: LoadResult | null = null;
-        if (ceiling) {
+        if (ceiling && !scenario.hostile) {
           note(`${scenario.name} (${auth}): ceiling`);
           onCeiling = await measure(
             ceiling,
@@ -182,6 +182,8 @@ async function main(): Promise<void> {
           description: scenario.description,
           auth,
           listPageOne: scenario.listPageOne === true,
+          hostile: scenario.hostile === true,
+          comparedWith: scenario.comparedWith,
           service: onService,
           ceiling: onCeiling,
           ratio: ratioOf(onService, onCeiling),

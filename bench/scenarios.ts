@@ -16,6 +16,13 @@ export interface Scenario {
   /** Names a target of issue 6 ("list page 1") so the report can check it. */
   listPageOne?: boolean;
   /**
+   * A request built to be expensive (SPEC section 8), answered 400 by the body checks: run on the
+   * service only (the ceiling has no such checks), to compare its CPU per request with a normal one's.
+   */
+  hostile?: boolean;
+  /** The scenario whose CPU per request a hostile one is held to (a harmless body of about the same size). */
+  comparedWith?: string;
+  /**
    * The requests of one autocannon run. `tag` makes POSTed names unique per run and target;
    * `authorization` is the whole header value (`Bearer …` or `Api-Key …`).
    */
@@ -71,6 +78,31 @@ function post(authorization: string, data: ScenarioData, tag: string): Request {
   };
 }
 
+/** `{"k0":1,"k1":1,…}` with `count` keys: about 0.9 MB at 94,000, the body that stalled the token endpoint. */
+function wideObject(count: number): string {
+  const members: string[] = [];
+  for (let index = 0; index < count; index++) members.push(`"k${index}":1`);
+  return `{${members.join(',')}}`;
+}
+
+const WIDE_LOGIN = wideObject(94_000);
+/** A harmless body of the same size: one long string, refused by validation (too long an email) after a full parse. */
+const LONG_LOGIN = JSON.stringify({ email: 'x'.repeat(WIDE_LOGIN.length - 40), password: 'x' });
+const DEEP_BODY = `{"name":${'['.repeat(10_000)}${']'.repeat(10_000)}}`;
+const WIDE_MCP_CALL = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'tools/call',
+  params: { name: 'list_audiences', arguments: Object.fromEntries(Array.from({ length: 60_000 }, (_, index) => [`a${index}`, 1])) },
+});
+
+const postRaw = (path: string, body: string, authorization?: string): Request => ({
+  method: 'POST',
+  path,
+  headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(authorization && { authorization }) },
+  body,
+});
+
 export const SCENARIOS: Scenario[] = [
   {
     name: 'audiences p1',
@@ -119,5 +151,32 @@ export const SCENARIOS: Scenario[] = [
       post(authorization, data, tag),
       detail(authorization, data),
     ],
+  },
+  {
+    name: 'hostile reference: 0.9 MB login body',
+    description: 'POST /api/v1/jwt/create/ with a 0.9 MB email (one string): parsed, then refused by validation → 400',
+    hostile: true,
+    requests: () => [postRaw('/api/v1/jwt/create/', LONG_LOGIN)],
+  },
+  {
+    name: 'hostile: 94,000-key login body',
+    description: 'POST /api/v1/jwt/create/ with 94,000 unknown keys (0.9 MB), no credential → 400 parse_error',
+    hostile: true,
+    comparedWith: 'hostile reference: 0.9 MB login body',
+    requests: () => [postRaw('/api/v1/jwt/create/', WIDE_LOGIN)],
+  },
+  {
+    name: 'hostile: 10,000-deep body',
+    description: 'POST /api/v1/audiences/ with JSON nested 10,000 levels → 400 parse_error',
+    hostile: true,
+    comparedWith: 'signal detail',
+    requests: (authorization) => [postRaw('/api/v1/audiences/', DEEP_BODY, authorization)],
+  },
+  {
+    name: 'hostile: 60,000-argument MCP call',
+    description: 'POST /mcp tools/call with 60,000 arguments (0.9 MB) → 400 parse_error before any credential check',
+    hostile: true,
+    comparedWith: 'hostile reference: 0.9 MB login body',
+    requests: (authorization) => [postRaw('/mcp', WIDE_MCP_CALL, authorization)],
   },
 ];
