@@ -2,6 +2,7 @@ import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/com
 import { AuthGuard } from '@nestjs/passport';
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../common/errors/api-error.js';
+import { isDependencyUnavailable } from '../common/errors/database-errors.js';
 import { McpTokensService } from '../mcp-tokens/mcp-tokens.service.js';
 import type { Access } from './access.decorators.js';
 import type { Identity } from './identity.js';
@@ -14,11 +15,15 @@ const MAX_AUTHORIZATION_LENGTH = 4096;
 const AUTHORIZATION = /^(Bearer|Api-Key) ([\x21-\x7e]+)$/;
 const MCP_AUTHORIZATION = /^Bearer (mcp_[\x21-\x7e]+)$/;
 
-/** A passport strategy run through @nestjs/passport, its failures turned into our 401. */
+/**
+ * A passport strategy run through @nestjs/passport, its failures turned into our 401. A database
+ * that could not be asked is not a failure of the credential: that error goes on to the filter
+ * (503), since a 401 would tell the client to throw away a valid credential (SPEC section 8).
+ */
 function passportAuthenticator(strategy: 'jwt' | 'api-key', challenge: string): CanActivate {
   class PassportStrategyGuard extends AuthGuard(strategy) {
     override handleRequest<T>(error: unknown, identity: T): T {
-      if (error instanceof ApiError) throw error;
+      if (error instanceof ApiError || isDependencyUnavailable(error)) throw error;
       if (error || !identity)
         throw new ApiError(401, 'authentication_failed', 'Invalid credentials.', undefined, { 'www-authenticate': challenge });
       return identity;
@@ -58,7 +63,10 @@ export class Authenticator {
     return (request as FastifyRequest & { user?: Identity }).user!;
   }
 
-  /** /mcp takes a personal MCP token and nothing else: a JWT or an API key there is a 401 too. */
+  /**
+   * /mcp takes a personal MCP token and nothing else: a JWT or an API key there is a 401 too. The
+   * token lookup is not caught: a database outage there reaches the filter as a 503.
+   */
   private async authenticateMcp(request: FastifyRequest): Promise<Identity> {
     const header = request.headers.authorization;
     const challenge = { 'www-authenticate': MCP_CHALLENGE };

@@ -7,6 +7,7 @@ import { AudiencesService } from '../audiences/audiences.service.js';
 import { assertCanWrite } from '../auth/access-policy.js';
 import type { Identity } from '../auth/identity.js';
 import { ApiError } from '../common/errors/api-error.js';
+import { DEPENDENCY_UNAVAILABLE_DETAIL, OutageLog, unavailableDependency } from '../common/errors/database-errors.js';
 import { ConnectionsService } from '../connections/connections.service.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.token.js';
@@ -26,7 +27,8 @@ const INSTRUCTIONS =
   'Tools of the Audience and Signal Platform: audiences (who to target), signals (data streams sent to ad platforms), AI model ' +
   'instances and ad-platform connections of one workspace. Everything you see and change belongs to the workspace of your token. ' +
   'Errors come back as tool results with isError=true and a JSON body {code, detail, errors}: validation_error (errors names each bad ' +
-  'field), not_found, permission_denied (your role may only read), conflict.';
+  'field), not_found, permission_denied (your role may only read), conflict, service_unavailable (the database is down for a ' +
+  'moment: call again in a few seconds).';
 
 /**
  * Builds a fresh MCP server for one request (stateless, SPEC section 7): tools are bound to the
@@ -38,6 +40,8 @@ export class McpServerFactory implements OnApplicationBootstrap {
   private readonly byName: Map<string, McpTool>;
   /** tools/list, with the schemas read from the OpenAPI document (built after this factory, before bootstrap). */
   private listing?: Tool[];
+  /** During an outage every tool call fails alike: one line per 10 s, not one per call. */
+  private readonly outages: OutageLog;
 
   constructor(
     users: UsersService,
@@ -58,6 +62,7 @@ export class McpServerFactory implements OnApplicationBootstrap {
       ...connectionTools(connections, base),
     ];
     this.byName = new Map(this.tools.map((tool) => [tool.name, tool]));
+    this.outages = new OutageLog(logger);
   }
 
   /** At start-up, so a tool whose REST operation is missing from the document stops the service instead of its first agent. */
@@ -80,19 +85,20 @@ export class McpServerFactory implements OnApplicationBootstrap {
     return this.listing;
   }
 
-  create(identity: Identity): Server {
+  /** `requestId` is the HTTP request's, so that a tool's error line can be found next to its request line. */
+  create(identity: Identity, requestId: string): Server {
     const server = new Server(
       { name: 'audience-signal-platform', version: API_VERSION },
       { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
     );
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: this.listTools() }));
     server.setRequestHandler(CallToolRequestSchema, async (request) =>
-      this.call(identity, request.params.name, request.params.arguments ?? {}),
+      this.call(identity, request.params.name, request.params.arguments ?? {}, requestId),
     );
     return server;
   }
 
-  private async call(identity: Identity, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+  private async call(identity: Identity, name: string, args: Record<string, unknown>, requestId: string): Promise<CallToolResult> {
     const tool = this.byName.get(name);
     if (!tool) return toolError(ApiError.notFound(`Unknown tool "${name.slice(0, 64)}". Call tools/list for the available tools.`));
     try {
@@ -101,7 +107,13 @@ export class McpServerFactory implements OnApplicationBootstrap {
       return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
     } catch (error) {
       if (error instanceof ApiError) return toolError(error);
-      this.logger.error({ err: error, tool: name }, 'MCP tool failed');
+      // A database that is down is the REST 503 (SPEC section 8): the agent may call again, unlike after internal_error.
+      const dependency = unavailableDependency(error);
+      if (dependency) {
+        this.outages.report(dependency, error, { request_id: requestId, tool: name }, 'MCP tool failed');
+        return toolError(new ApiError(503, 'service_unavailable', DEPENDENCY_UNAVAILABLE_DETAIL[dependency]));
+      }
+      this.logger.error({ err: error, request_id: requestId, tool: name }, 'MCP tool failed');
       return toolError(new ApiError(500, 'internal_error', 'An internal error occurred.'));
     }
   }

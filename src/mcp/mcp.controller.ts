@@ -4,6 +4,12 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { McpOnly } from '../auth/access.decorators.js';
+import {
+  DEPENDENCY_RETRY_AFTER_SECONDS,
+  DEPENDENCY_UNAVAILABLE_DETAIL,
+  OutageLog,
+  unavailableDependency,
+} from '../common/errors/database-errors.js';
 import { LOGGER } from '../logging/logger.token.js';
 import { McpServerFactory } from './mcp-server.factory.js';
 
@@ -11,19 +17,26 @@ import { McpServerFactory } from './mcp-server.factory.js';
  * Streamable HTTP MCP endpoint (SPEC section 7), stateless: a fresh server and transport per
  * request, no session ids. Only POST exists, so GET and DELETE answer 405 like any other route.
  * JSON-RPC is not REST, so it stays out of the OpenAPI document; the README describes the tools.
+ * The response is the SDK's, so an error outside any tool is answered here as JSON-RPC: 503 with
+ * Retry-After when the database or Redis is down (SPEC section 8), else 500.
  */
 @ApiExcludeController()
 @McpOnly()
 @Controller('mcp')
 export class McpController {
+  private readonly outages: OutageLog;
+
   constructor(
     private readonly servers: McpServerFactory,
     @Inject(LOGGER) private readonly logger: Logger,
-  ) {}
+  ) {
+    this.outages = new OutageLog(logger);
+  }
 
   @Post()
   async handle(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    const server = this.servers.create(request.identity!);
+    const requestId = String(request.id);
+    const server = this.servers.create(request.identity!, requestId);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     // The SDK writes the response itself; Fastify must not send one of its own.
     reply.hijack();
@@ -35,9 +48,19 @@ export class McpController {
       await server.connect(transport);
       await transport.handleRequest(request.raw, reply.raw, request.body);
     } catch (error) {
-      this.logger.error({ err: error, request_id: request.id }, 'MCP request failed');
-      if (!reply.raw.headersSent) {
-        reply.raw.writeHead(500, { 'content-type': 'application/json', 'x-request-id': String(request.id) });
+      const dependency = unavailableDependency(error);
+      if (dependency) this.outages.report(dependency, error, { request_id: requestId }, 'MCP request failed');
+      else this.logger.error({ err: error, request_id: requestId }, 'MCP request failed');
+      if (reply.raw.headersSent) return;
+      const headers = { 'content-type': 'application/json', 'x-request-id': requestId };
+      if (dependency) {
+        reply.raw.writeHead(503, { ...headers, 'retry-after': String(DEPENDENCY_RETRY_AFTER_SECONDS) });
+        const data = { code: 'service_unavailable', request_id: requestId };
+        reply.raw.end(
+          JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: DEPENDENCY_UNAVAILABLE_DETAIL[dependency], data }, id: null }),
+        );
+      } else {
+        reply.raw.writeHead(500, headers);
         reply.raw.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null }));
       }
     }

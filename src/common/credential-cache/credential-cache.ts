@@ -115,8 +115,14 @@ export class CredentialCache {
     };
     client.on('error', lost);
     client.on('end', lost);
-    await client.connect();
-    await client.query(`LISTEN ${INVALIDATION_CHANNEL}`);
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${INVALIDATION_CHANNEL}`);
+    } catch (error) {
+      // A connection that came up but could not LISTEN (the database went away in between) is closed, not leaked.
+      await client.end().catch(() => {});
+      throw error;
+    }
     if (this.stopped) {
       await client.end();
       return;

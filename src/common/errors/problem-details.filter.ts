@@ -3,6 +3,7 @@ import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException } from '
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { ApiError, type ErrorCode, type FieldErrors } from './api-error.js';
+import { DEPENDENCY_RETRY_AFTER_SECONDS, DEPENDENCY_UNAVAILABLE_DETAIL, OutageLog, unavailableDependency } from './database-errors.js';
 import type { MethodIndex } from './method-index.js';
 
 export interface ProblemDetails {
@@ -64,14 +65,21 @@ const FASTIFY_ERRORS: Record<string, { status: number; code: ErrorCode; detail: 
 /**
  * The one place that turns any error into the problem+json body of SPEC section 5: our ApiErrors,
  * Nest's HttpExceptions, Fastify's parser errors, the router's 404 (or 405 when another method
- * matches) and anything unexpected (500, logged with its stack, never shown to the client).
+ * matches), a database or Redis that is down (503 with Retry-After, SPEC section 8; logged at
+ * most once per 10 s per dependency) and anything unexpected (500, logged with its stack, never
+ * shown to the client).
  */
 @Catch()
 export class ProblemDetailsFilter implements ExceptionFilter {
+  private readonly outages: OutageLog;
+
   constructor(
     private readonly logger: Logger,
     private readonly methods: MethodIndex,
-  ) {}
+    nowMs: () => number = Date.now,
+  ) {
+    this.outages = new OutageLog(logger, nowMs);
+  }
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const context = host.switchToHttp();
@@ -100,6 +108,16 @@ export class ProblemDetailsFilter implements ExceptionFilter {
         detail: exception.detail,
         errors: exception.errors,
         headers: exception.headers,
+      };
+    }
+    const dependency = unavailableDependency(exception);
+    if (dependency) {
+      this.outages.report(dependency, exception, { request_id: request.id, method: request.method, route: request.routeOptions?.url });
+      return {
+        status: 503,
+        code: 'service_unavailable',
+        detail: DEPENDENCY_UNAVAILABLE_DETAIL[dependency],
+        headers: { 'retry-after': String(DEPENDENCY_RETRY_AFTER_SECONDS) },
       };
     }
     if (isRouterMiss(exception, request)) {

@@ -1,4 +1,5 @@
-import type { Redis } from 'ioredis';
+import type { ChainableCommander, Redis } from 'ioredis';
+import { DependencyUnavailableError, isDependencyUnavailable } from '../errors/database-errors.js';
 import type { Clock } from '../time/clock.js';
 
 export interface RateLimitResult {
@@ -73,6 +74,11 @@ export class MemoryRateLimiter implements RateLimiter {
   }
 }
 
+/**
+ * Counters in Redis. While Redis is away every call rejects at once (no offline queue, see
+ * src/redis/redis.ts) with a DependencyUnavailableError, which the filter answers 503: a limit
+ * that cannot be counted is neither waved through nor a 500 (SPEC section 8).
+ */
 export class RedisRateLimiter implements RateLimiter {
   constructor(
     private readonly redis: Redis,
@@ -81,29 +87,41 @@ export class RedisRateLimiter implements RateLimiter {
 
   async hit(key: string, windowSeconds: number): Promise<RateLimitResult> {
     // INCR and set the expiry only on the window's first hit, in one round trip.
-    const results = await this.redis
-      .multi()
-      .incr(this.prefix + key)
-      .pexpire(this.prefix + key, windowSeconds * 1000, 'NX')
-      .pttl(this.prefix + key)
-      .exec();
-    const count = Number(results?.[0]?.[1] ?? 1);
-    const ttl = Number(results?.[2]?.[1] ?? windowSeconds * 1000);
-    return { count, resetSeconds: Math.max(1, Math.ceil(ttl / 1000)) };
+    const [count, , ttl] = await this.exec(
+      this.redis
+        .multi()
+        .incr(this.prefix + key)
+        .pexpire(this.prefix + key, windowSeconds * 1000, 'NX')
+        .pttl(this.prefix + key),
+    );
+    return { count: Number(count ?? 1), resetSeconds: Math.max(1, Math.ceil(Number(ttl ?? windowSeconds * 1000) / 1000)) };
   }
 
   async peek(key: string, windowSeconds: number): Promise<RateLimitResult> {
-    const results = await this.redis
-      .multi()
-      .get(this.prefix + key)
-      .pttl(this.prefix + key)
-      .exec();
-    const count = Number(results?.[0]?.[1] ?? 0);
-    const ttl = Number(results?.[1]?.[1] ?? -1);
-    return { count, resetSeconds: ttl > 0 ? Math.max(1, Math.ceil(ttl / 1000)) : windowSeconds };
+    const [count, ttl] = await this.exec(
+      this.redis
+        .multi()
+        .get(this.prefix + key)
+        .pttl(this.prefix + key),
+    );
+    const milliseconds = Number(ttl ?? -1);
+    return { count: Number(count ?? 0), resetSeconds: milliseconds > 0 ? Math.max(1, Math.ceil(milliseconds / 1000)) : windowSeconds };
   }
 
   async reset(key: string): Promise<void> {
-    await this.redis.del(this.prefix + key);
+    await this.redis.del(this.prefix + key).catch(rethrowAsRedisOutage);
   }
+
+  /** The replies of a MULTI, or its first error: a failed command must not read as a count of 0. */
+  private async exec(transaction: ChainableCommander): Promise<unknown[]> {
+    const results = await transaction.exec().catch(rethrowAsRedisOutage);
+    if (!results) throw new Error('Redis discarded the rate-limit transaction');
+    for (const [error] of results) if (error) rethrowAsRedisOutage(error);
+    return results.map(([, value]) => value);
+  }
+}
+
+/** Names Redis as the dependency that is down, which a bare ECONNREFUSED or ETIMEDOUT would not. */
+function rethrowAsRedisOutage(error: unknown): never {
+  throw isDependencyUnavailable(error) ? new DependencyUnavailableError('redis', error) : error;
 }
