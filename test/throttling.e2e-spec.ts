@@ -1,4 +1,4 @@
-import { apiKeyHeader, bearer, createApiKey, createUser, createWorkspace, json, login } from './support/factories.js';
+import { apiKeyHeader, bearer, createApiKey, createUser, createWorkspace, json, login, send } from './support/factories.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 
 describe('failed authentications per client IP', () => {
@@ -64,5 +64,39 @@ describe('login throttling an attacker cannot turn against the account owner', (
     // Letter case and spaces do not make a fresh email.
     const shouted = await api.request('/api/v1/jwt/create/', json({ email: ` ${user.email.toUpperCase()} `, password: user.password }));
     expect(shouted.status).toBe(429);
+  });
+});
+
+describe('personal MCP tokens per user', () => {
+  let api: TestApp;
+  beforeAll(async () => {
+    api = await startTestApp({ MCP_TOKENS_PER_USER: '2' });
+  });
+  afterAll(() => api.close());
+
+  it('refuses a token beyond the cap with 409, counting only usable ones, per user', async () => {
+    const workspace = await createWorkspace(api);
+    const user = await createUser(api, workspace);
+    let jwt = (await login(api, user)).access;
+    const create = (name: string, days?: number) =>
+      api.request('/api/v1/mcp-tokens/', json(days === undefined ? { name } : { name, expires_in_days: days }, bearer(jwt)));
+    const first = (await (await create('one')).json()) as { id: number };
+    expect((await create('two', 1)).status).toBe(201);
+
+    const refused = await create('three');
+    expect(refused.status).toBe(409);
+    expect(((await refused.json()) as { code: string; detail: string }).detail).toMatch(/already hold 2 usable MCP tokens/);
+
+    // Another user of the same workspace has a cap of their own.
+    const colleague = (await login(api, await createUser(api, workspace))).access;
+    expect((await api.request('/api/v1/mcp-tokens/', json({ name: 'theirs' }, bearer(colleague)))).status).toBe(201);
+
+    // A revoked token and an expired one no longer count.
+    expect((await api.request(`/api/v1/mcp-tokens/${first.id}/`, send('DELETE', undefined, bearer(jwt)))).status).toBe(204);
+    expect((await create('three again')).status).toBe(201);
+    api.clock.advance(2 * 86_400_000);
+    jwt = (await login(api, user)).access;
+    expect((await create('four')).status).toBe(201);
+    expect((await create('five')).status).toBe(409);
   });
 });

@@ -20,7 +20,7 @@ import { CurrentIdentity } from '../auth/current-identity.decorator.js';
 import { IntegerField, RequiredString } from '../common/validation/fields.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.token.js';
-import { ApiProblems } from '../openapi/problem-details.schema.js';
+import { ApiProblem, ApiProblems } from '../openapi/problem-details.schema.js';
 import { DEFAULT_LIFETIME_DAYS, MAX_LIFETIME_DAYS, McpTokensService } from './mcp-tokens.service.js';
 
 export class CreateMcpTokenDto {
@@ -90,6 +90,7 @@ export class McpTokensController {
   })
   @ApiCreatedResponse({ type: CreatedMcpTokenDto })
   @ApiProblems(400, 413, 415)
+  @ApiProblem(409, 'You already hold the most usable tokens allowed (MCP_TOKENS_PER_USER, 25 by default): revoke one first.')
   create(@CurrentIdentity() identity: Identity, @Body() body: CreateMcpTokenDto): Promise<CreatedMcpTokenDto> {
     return this.tokens.create(owner(identity), body.name, body.expires_in_days);
   }

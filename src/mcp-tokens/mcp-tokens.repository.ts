@@ -48,6 +48,20 @@ export class McpTokensRepository extends EntityRepository<McpToken> {
     return this.managerOf(manager).getRepository(McpToken).save(values);
   }
 
+  /**
+   * How many tokens the owner holds that still work (not revoked, not expired at `now`), with
+   * the owner's user row locked until the transaction ends, so two concurrent creates cannot both
+   * pass the per-user cap.
+   */
+  async lockOwnerAndCountUsable(owner: McpTokenOwner, now: Date, manager: EntityManager): Promise<number> {
+    await manager.query('SELECT 1 FROM users WHERE customer_id = $1 AND id = $2 FOR UPDATE', [owner.customerId, owner.userId]);
+    const rows: { count: string }[] = await manager.query(
+      'SELECT count(*) AS count FROM mcp_tokens WHERE customer_id = $1 AND user_id = $2 AND revoked_at IS NULL AND expires_at > $3',
+      [owner.customerId, owner.userId, now],
+    );
+    return Number(rows[0]?.count ?? 0);
+  }
+
   /** A page of the owner's tokens that are not revoked, with their count; no row query past the end. */
   async listUnrevoked(owner: McpTokenOwner, request: PageRequest): Promise<{ rows: McpToken[]; count: number }> {
     const query = this.repository

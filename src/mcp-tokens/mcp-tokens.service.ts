@@ -8,6 +8,8 @@ import { ApiError } from '../common/errors/api-error.js';
 import { buildPage, type Page, type PageRequest } from '../common/pagination/pagination.js';
 import { Clock } from '../common/time/clock.js';
 import { OncePer } from '../common/time/once-per.js';
+import type { AppConfig } from '../config/app-config.js';
+import { APP_CONFIG } from '../config/config.token.js';
 import { Transactions } from '../database/transactions.js';
 import { LOGGER } from '../logging/logger.token.js';
 import type { UserRole } from '../users/user-role.js';
@@ -51,12 +53,19 @@ export class McpTokensService {
     private readonly clock: Clock,
     @Inject(CREDENTIAL_CACHE) private readonly cache: CredentialCache,
     @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async create(owner: McpTokenOwner, name: string, expiresInDays = DEFAULT_LIFETIME_DAYS): Promise<McpTokenView & { token: string }> {
     const generated = generateMcpToken();
     const expiresAt = new Date(this.clock.nowMs() + expiresInDays * 86_400_000);
     const saved = await this.transactions.run(async (manager) => {
+      const usable = await this.tokens.lockOwnerAndCountUsable(owner, new Date(this.clock.nowMs()), manager);
+      if (usable >= this.config.mcpTokensPerUser) {
+        throw ApiError.conflict(
+          `You already hold ${usable} usable MCP tokens, the most allowed (${this.config.mcpTokensPerUser}). Revoke one you no longer use first.`,
+        );
+      }
       const row = await this.tokens.insert(
         { customerId: owner.customerId, userId: owner.userId, name, prefix: generated.prefix, tokenHash: generated.hash, expiresAt },
         manager,
