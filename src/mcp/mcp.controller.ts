@@ -38,7 +38,9 @@ export class McpController {
     const requestId = String(request.id);
     const server = this.servers.create(request.identity!, requestId);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    // The SDK writes the response itself; Fastify must not send one of its own.
+    // The SDK writes the response itself; Fastify must not send one of its own. The headers set so
+    // far (request id, security headers, rate limit) go onto the raw response first, or they would be lost.
+    for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
     reply.hijack();
     reply.raw.on('close', () => {
       void transport.close();
