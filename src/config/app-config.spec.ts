@@ -32,12 +32,25 @@ describe('loadConfig', () => {
     expect(config.encryptionKey).toHaveLength(32);
   });
 
-  it('requires JWT_SECRET, ENCRYPTION_KEY and a public origin or allowed hosts in production, reporting every problem at once', () => {
+  it('requires DATABASE_URL, JWT_SECRET, ENCRYPTION_KEY and a public origin or allowed hosts in production, reporting every problem at once', () => {
     const problems = problemsOf({ NODE_ENV: 'production' });
     expect(problems).toEqual([
+      expect.stringContaining('DATABASE_URL is required when NODE_ENV=production'),
       expect.stringContaining('JWT_SECRET is required'),
       expect.stringContaining('ENCRYPTION_KEY is required'),
       expect.stringContaining('PUBLIC_BASE_URL or ALLOWED_HOSTS is required'),
+    ]);
+  });
+
+  it('runs production on the embedded database only when EMBEDDED_DATABASE=true asks for it', () => {
+    const production = { NODE_ENV: 'production', JWT_SECRET: SECRET, ENCRYPTION_KEY: KEY, ALLOWED_HOSTS: 'api.example.com' };
+    expect(problemsOf(production)[0]).toMatch(/set EMBEDDED_DATABASE=true to run on the embedded PostgreSQL/);
+    expect(loadConfig({ ...production, EMBEDDED_DATABASE: 'true' }).databaseUrl).toBeUndefined();
+    expect(loadConfig({ ...production, DATABASE_URL: 'postgres://db/x' }).databaseUrl).toBe('postgres://db/x');
+    // Outside production the embedded database stays the default, and can be refused.
+    expect(problemsOf({ JWT_SECRET: SECRET, ENCRYPTION_KEY: KEY })).toEqual([]);
+    expect(problemsOf({ JWT_SECRET: SECRET, ENCRYPTION_KEY: KEY, EMBEDDED_DATABASE: 'false' })).toEqual([
+      'DATABASE_URL is required when EMBEDDED_DATABASE=false.',
     ]);
   });
 

@@ -8,7 +8,7 @@ export interface AppConfig {
   readonly nodeEnv: 'development' | 'production' | 'test';
   readonly host: string;
   readonly port: number;
-  /** Unset means: run on the embedded PostgreSQL under `dataDir`. */
+  /** Unset means: run on the embedded PostgreSQL under `dataDir` (in production only with EMBEDDED_DATABASE=true). */
   readonly databaseUrl: string | undefined;
   readonly databasePoolSize: number;
   readonly redisUrl: string | undefined;
@@ -88,6 +88,16 @@ export function loadConfig(env: Env = process.env): AppConfig {
   const dataDir = resolve(env.DATA_DIR?.trim() || '.data');
 
   const databaseUrl = readUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:'], problems);
+  // SPEC section 9: in production the embedded database (data inside the container, lost with it)
+  // is used only when asked for; outside production it is the default without DATABASE_URL.
+  const embeddedDatabase = readBoolean(env, 'EMBEDDED_DATABASE', !production, problems);
+  if (databaseUrl === undefined && !embeddedDatabase) {
+    problems.push(
+      production
+        ? 'DATABASE_URL is required when NODE_ENV=production (postgres://user:password@host:5432/database); set EMBEDDED_DATABASE=true to run on the embedded PostgreSQL instead, whose data lives under DATA_DIR.'
+        : 'DATABASE_URL is required when EMBEDDED_DATABASE=false.',
+    );
+  }
   const redisUrl = readUrl(env, 'REDIS_URL', ['redis:', 'rediss:'], problems);
   const publicBaseUrl = readUrl(env, 'PUBLIC_BASE_URL', ['http:', 'https:'], problems)?.replace(/\/+$/, '');
 
