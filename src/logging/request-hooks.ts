@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Logger } from 'pino';
-import '../auth/identity.js';
+import type { Identity } from '../auth/identity.js';
 import type { Metrics } from '../metrics/metrics.js';
 
 /** Accept a caller's X-Request-Id only when it is short and plain, so it is safe in logs and headers. */
@@ -74,21 +74,32 @@ export function registerRequestHooks(fastify: FastifyInstance, logger: Logger, m
   });
   fastify.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? null;
+    const status = reply.statusCode;
     const seconds = reply.elapsedTime / 1000;
-    metrics.requestDuration.observe({ method: request.method, route: route ?? '<unmatched>', status: reply.statusCode }, seconds);
-    logger.info(
-      {
-        request_id: request.id,
-        method: request.method,
-        route,
-        path: request.url.split('?', 1)[0],
-        status: reply.statusCode,
-        duration_ms: Math.round(reply.elapsedTime * 100) / 100,
-        customer: request.identity?.customerId ?? null,
-        identity: request.identity?.kind ?? null,
-      },
-      'request',
-    );
+    metrics.requestDuration.observe({ method: request.method, route: route ?? '<unmatched>', status }, seconds);
+    const identity = request.identity;
+    const line = {
+      request_id: request.id,
+      method: request.method,
+      route,
+      path: request.url.split('?', 1)[0],
+      status,
+      duration_ms: Math.round(reply.elapsedTime * 100) / 100,
+      customer: identity?.customerId ?? null,
+      identity: identity?.kind ?? null,
+      // Which user, key or token (its id, never the secret), and the client as the trusted proxies resolve it.
+      identity_id: identity === undefined ? null : identityIdOf(identity),
+      ip: request.ip,
+    };
+    // A 5xx is the service's fault: at error, so it stands out at LOG_LEVEL=warn too.
+    if (status >= 500) logger.error(line, 'request');
+    else logger.info(line, 'request');
     done();
   });
+}
+
+function identityIdOf(identity: Identity): number {
+  if (identity.kind === 'api_key') return identity.apiKeyId;
+  if (identity.kind === 'mcp_token') return identity.mcpTokenId;
+  return identity.userId;
 }

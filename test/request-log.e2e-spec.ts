@@ -1,0 +1,50 @@
+import type { Logger } from 'pino';
+import { LOGGER } from '../src/logging/logger.token.js';
+import { apiKeyHeader, bearer, createApiKey, createUser, createWorkspace, json, login } from './support/factories.js';
+import { startTestApp, type TestApp } from './support/test-app.js';
+
+type Line = Record<string, unknown> & { level: 'info' | 'error'; msg: string };
+
+describe('the request log line', () => {
+  let api: TestApp;
+  const lines: Line[] = [];
+
+  beforeAll(async () => {
+    api = await startTestApp({ TRUSTED_PROXIES: '127.0.0.1' });
+    // The test logger is silent: record what the app hands it instead.
+    const logger = api.app.get<Logger>(LOGGER);
+    logger.info = ((fields: Record<string, unknown>, msg: string) => lines.push({ ...fields, msg, level: 'info' })) as Logger['info'];
+    logger.error = ((fields: Record<string, unknown>, msg: string) => lines.push({ ...fields, msg, level: 'error' })) as Logger['error'];
+  });
+  afterAll(() => api.close());
+
+  const requestLine = (requestId: string) => lines.find((line) => line.msg === 'request' && line.request_id === requestId);
+
+  it('names the identity by id (user or API key), never by secret, and the client IP through the trusted proxy', async () => {
+    const workspace = await createWorkspace(api);
+    const user = await createUser(api, workspace);
+    const { access } = await login(api, user);
+    const apiKey = await createApiKey(api, workspace);
+
+    await api.request('/api/v1/audiences/', {
+      headers: { ...bearer(access), 'x-request-id': 'log-jwt', 'x-forwarded-for': '203.0.113.7' },
+    });
+    await api.request('/api/v1/audiences/', { headers: { ...apiKeyHeader(apiKey.key), 'x-request-id': 'log-key' } });
+    await api.request('/api/v1/jwt/create/', json({ email: user.email, password: user.password }, { 'x-request-id': 'log-login' }));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+
+    expect(requestLine('log-jwt')).toMatchObject({
+      level: 'info',
+      status: 200,
+      customer: workspace.customerId,
+      identity: 'user',
+      identity_id: user.id,
+      ip: '203.0.113.7',
+    });
+    expect(requestLine('log-key')).toMatchObject({ identity: 'api_key', identity_id: apiKey.id, ip: '127.0.0.1' });
+    expect(requestLine('log-login')).toMatchObject({ identity: null, identity_id: null, status: 200 });
+
+    const text = JSON.stringify(lines);
+    for (const secret of [access, apiKey.key, user.password]) expect(text).not.toContain(secret);
+  });
+});
