@@ -13,8 +13,10 @@ describe('the request log line', () => {
     api = await startTestApp({ TRUSTED_PROXIES: '127.0.0.1' });
     // The test logger is silent: record what the app hands it instead.
     const logger = api.app.get<Logger>(LOGGER);
-    logger.info = ((fields: Record<string, unknown>, msg: string) => lines.push({ ...fields, msg, level: 'info' })) as Logger['info'];
-    logger.error = ((fields: Record<string, unknown>, msg: string) => lines.push({ ...fields, msg, level: 'error' })) as Logger['error'];
+    logger.info = ((fields: Record<string, unknown>, msg: string) =>
+      lines.push({ ...fields, msg, level: 'info' })) as unknown as Logger['info'];
+    logger.error = ((fields: Record<string, unknown>, msg: string) =>
+      lines.push({ ...fields, msg, level: 'error' })) as unknown as Logger['error'];
   });
   afterAll(() => api.close());
 
