@@ -49,4 +49,34 @@ describe('the request log line', () => {
     const text = JSON.stringify(lines);
     for (const secret of [access, apiKey.key, user.password]) expect(text).not.toContain(secret);
   });
+
+  it('adds one line per MCP tool call with the tool, its outcome and the request id, and counts it in /metrics', async () => {
+    const workspace = await createWorkspace(api);
+    const { access } = await login(api, await createUser(api, workspace, { role: 'viewer' }));
+    const created = await api.request('/api/v1/mcp-tokens/', json({ name: 'log test' }, bearer(access)));
+    const { token } = (await created.json()) as { token: string };
+    const callTool = (requestId: string, name: string, args: Record<string, unknown>) =>
+      api.request('/mcp', {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          authorization: `Bearer ${token}`,
+          'x-request-id': requestId,
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
+      });
+
+    expect((await callTool('mcp-ok', 'list_audiences', {})).status).toBe(200);
+    expect((await callTool('mcp-denied', 'create_audience', { name: 'x', source_type: 'rules' })).status).toBe(200);
+    const toolLine = (requestId: string) => lines.find((line) => line.msg === 'MCP tool call' && line.request_id === requestId);
+    expect(toolLine('mcp-ok')).toMatchObject({ level: 'info', tool: 'list_audiences', outcome: 'ok', duration_ms: expect.any(Number) });
+    expect(toolLine('mcp-denied')).toMatchObject({ tool: 'create_audience', outcome: 'permission_denied' });
+    expect(JSON.stringify(lines)).not.toContain(token);
+
+    const metrics = await (await api.request('/metrics')).text();
+    expect(metrics).toMatch(/mcp_tool_calls_total\{tool="list_audiences",outcome="ok"\} 1/);
+    expect(metrics).toMatch(/mcp_tool_calls_total\{tool="create_audience",outcome="permission_denied"\} 1/);
+    expect(metrics).toMatch(/mcp_tool_call_duration_seconds_count\{tool="list_audiences"\} 1/);
+  });
 });

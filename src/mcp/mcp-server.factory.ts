@@ -12,6 +12,7 @@ import { ConnectionsService } from '../connections/connections.service.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.token.js';
 import { LOGGER } from '../logging/logger.token.js';
+import { Metrics } from '../metrics/metrics.js';
 import { ApiDocument } from '../openapi/api-document.js';
 import { API_VERSION } from '../openapi/openapi.js';
 import { SignalsService } from '../signals/signals.service.js';
@@ -52,6 +53,7 @@ export class McpServerFactory implements OnApplicationBootstrap {
     @Inject(APP_CONFIG) config: AppConfig,
     @Inject(LOGGER) private readonly logger: Logger,
     private readonly apiDocument: ApiDocument,
+    private readonly metrics: Metrics,
   ) {
     const base = config.publicBaseUrl ?? `http://localhost:${config.port}`;
     this.tools = [
@@ -98,13 +100,35 @@ export class McpServerFactory implements OnApplicationBootstrap {
     return server;
   }
 
+  /**
+   * One tools/call: the tool's answer, or a tool error with the REST code. Each call is one log
+   * line (tool, outcome, duration, request id: the HTTP line only says `POST /mcp`) and one
+   * observation of `mcp_tool_calls_total` and `mcp_tool_call_duration_seconds`.
+   */
   private async call(identity: Identity, name: string, args: Record<string, unknown>, requestId: string): Promise<CallToolResult> {
+    const started = performance.now();
+    const [result, outcome] = await this.answer(identity, name, args, requestId);
+    const tool = this.byName.has(name) ? name : '<unknown>';
+    const seconds = (performance.now() - started) / 1000;
+    this.metrics.mcpToolCalls.inc({ tool, outcome });
+    this.metrics.mcpToolDuration.observe({ tool }, seconds);
+    this.logger.info({ request_id: requestId, tool, outcome, duration_ms: Math.round(seconds * 100_000) / 100 }, 'MCP tool call');
+    return result;
+  }
+
+  /** The call's result and its outcome: `ok`, or the error code the tool error carries. */
+  private async answer(
+    identity: Identity,
+    name: string,
+    args: Record<string, unknown>,
+    requestId: string,
+  ): Promise<[CallToolResult, string]> {
     const tool = this.byName.get(name);
     if (!tool) return toolError(ApiError.notFound(`Unknown tool "${name.slice(0, 64)}". Call tools/list for the available tools.`));
     try {
       if (tool.writes) assertCanWrite(identity);
       const result = await tool.call(identity, args);
-      return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
+      return [{ content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result }, 'ok'];
     } catch (error) {
       if (error instanceof ApiError) return toolError(error);
       // A database that is down is the REST 503 (SPEC section 8): the agent may call again, unlike after internal_error.
@@ -119,8 +143,8 @@ export class McpServerFactory implements OnApplicationBootstrap {
   }
 }
 
-/** A tool error carrying the REST error code and message (SPEC section 7). */
-function toolError(error: ApiError): CallToolResult {
+/** A tool error carrying the REST error code and message (SPEC section 7), with that code as the call's outcome. */
+function toolError(error: ApiError): [CallToolResult, string] {
   const body = { code: error.code, detail: error.detail, ...(error.errors ? { errors: error.errors } : {}) };
-  return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] };
+  return [{ isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] }, error.code];
 }
