@@ -23,6 +23,9 @@ import { APP_CONFIG } from '../config/config.token.js';
 import { ApiProblem, ApiProblems } from '../openapi/problem-details.schema.js';
 import { DEFAULT_LIFETIME_DAYS, MAX_LIFETIME_DAYS, McpTokensService } from './mcp-tokens.service.js';
 
+/** What the token list can be ordered by: tokens have no status and are never updated. */
+const MCP_TOKEN_ORDERING_FIELDS = ['id', 'name', 'created_at'] as const;
+
 export class CreateMcpTokenDto {
   @ApiProperty({ example: 'Claude Desktop on my laptop' })
   @RequiredString({ max: 255 })
@@ -76,10 +79,10 @@ export class McpTokensController {
     summary: 'List my MCP tokens',
     description: 'Your own tokens that are not revoked (expired ones included), never their secrets.',
   })
-  @ApiList(McpTokenDto, [])
+  @ApiList(McpTokenDto, [], MCP_TOKEN_ORDERING_FIELDS)
   @ApiProblems(400, 404)
   list(@CurrentIdentity() identity: Identity, @Query() query: QueryString, @Req() request: FastifyRequest) {
-    const page = parsePageRequest(query, { orderingFields: ['id', 'name', 'created_at'] });
+    const page = parsePageRequest(query, { orderingFields: MCP_TOKEN_ORDERING_FIELDS });
     return this.tokens.list(owner(identity), page, requestUrl(request, this.config));
   }
 

@@ -29,9 +29,13 @@ export interface ListQueryParameter {
   schema: Record<string, unknown>;
 }
 
-/** Documents a list operation: its filters, `page`, `page_size`, `ordering` and the envelope. */
-export function ApiList(item: Type<unknown>, filters: ListQueryParameter[]) {
-  const orderings = ORDERING_FIELDS.flatMap((field) => [field, `-${field}`]);
+/**
+ * Documents a list operation: its filters, `page`, `page_size`, `ordering` and the envelope.
+ * `orderingFields` must be the list the controller passes to `parsePageRequest`, so the document
+ * never offers an ordering the server refuses.
+ */
+export function ApiList(item: Type<unknown>, filters: ListQueryParameter[], orderingFields: readonly string[] = ORDERING_FIELDS) {
+  const orderings = orderingFields.flatMap((field) => [field, `-${field}`]);
   return applyDecorators(
     ApiExtraModels(item),
     ...filters.map((filter) => ApiQuery({ name: filter.name, required: false, description: filter.description, schema: filter.schema })),
