@@ -128,6 +128,11 @@ describe('MCP (SPEC sections 2 and 7)', () => {
         expect(tool.inputSchema.type).toBe('object');
         expect(tool.outputSchema?.type).toBe('object');
       }
+      // Truthful hints: reads are read-only and idempotent; an update may archive (final), so it is destructive.
+      const hints = (name: string) => tools.find((tool) => tool.name === name)!.annotations;
+      expect(hints('get_audience')).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true });
+      expect(hints('create_audience')).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: false });
+      expect(hints('update_signal')).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: true });
       await client.close();
     });
 
@@ -181,7 +186,8 @@ describe('MCP (SPEC sections 2 and 7)', () => {
         code: 'not_found',
         detail: 'Invalid page.',
       });
-      expect(toolError(await client.callTool({ name: 'no_such_tool', arguments: {} })).code).toBe('not_found');
+      // A tool that does not exist is a protocol error (JSON-RPC -32602), not a tool result.
+      await expect(client.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toMatchObject({ code: -32602 });
       await client.close();
     });
 

@@ -1,6 +1,13 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import { AiModelInstancesService } from '../ai-model-instances/ai-model-instances.service.js';
 import { AudiencesService } from '../audiences/audiences.service.js';
@@ -81,7 +88,13 @@ export class McpServerFactory implements OnApplicationBootstrap {
         description: tool.description,
         inputSchema: input as Tool['inputSchema'],
         outputSchema: output as Tool['outputSchema'],
-        annotations: { title: tool.title, readOnlyHint: !tool.writes, destructiveHint: false, openWorldHint: false },
+        annotations: {
+          title: tool.title,
+          readOnlyHint: !tool.writes,
+          destructiveHint: tool.destructive,
+          idempotentHint: tool.idempotent,
+          openWorldHint: false,
+        },
       };
     });
     return this.listing;
@@ -106,9 +119,15 @@ export class McpServerFactory implements OnApplicationBootstrap {
    * observation of `mcp_tool_calls_total` and `mcp_tool_call_duration_seconds`.
    */
   private async call(identity: Identity, name: string, args: Record<string, unknown>, requestId: string): Promise<CallToolResult> {
+    if (!this.byName.has(name)) {
+      this.metrics.mcpToolCalls.inc({ tool: '<unknown>', outcome: 'unknown_tool' });
+      this.logger.info({ request_id: requestId, tool: '<unknown>', outcome: 'unknown_tool' }, 'MCP tool call');
+      // The protocol's answer to a call of a tool that does not exist: a JSON-RPC error, not a tool result.
+      throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${name.slice(0, 64)}". Call tools/list for the available tools.`);
+    }
     const started = performance.now();
     const [result, outcome] = await this.answer(identity, name, args, requestId);
-    const tool = this.byName.has(name) ? name : '<unknown>';
+    const tool = name;
     const seconds = (performance.now() - started) / 1000;
     this.metrics.mcpToolCalls.inc({ tool, outcome });
     this.metrics.mcpToolDuration.observe({ tool }, seconds);
@@ -123,8 +142,7 @@ export class McpServerFactory implements OnApplicationBootstrap {
     args: Record<string, unknown>,
     requestId: string,
   ): Promise<[CallToolResult, string]> {
-    const tool = this.byName.get(name);
-    if (!tool) return toolError(ApiError.notFound(`Unknown tool "${name.slice(0, 64)}". Call tools/list for the available tools.`));
+    const tool = this.byName.get(name)!;
     try {
       if (tool.writes) assertCanWrite(identity);
       const result = await tool.call(identity, args);

@@ -17,6 +17,10 @@ export interface McpTool {
   schemas(document: OpenAPIObject): { input: JsonSchema; output: JsonSchema };
   /** Whether the tool changes data: such tools are refused to viewers (SPEC section 1). */
   writes: boolean;
+  /** Whether a call may do what cannot be undone (an update may archive, which is final); reads never do. */
+  destructive: boolean;
+  /** Whether calling again with the same arguments changes nothing more (reads and updates; not creates). */
+  idempotent: boolean;
   call(identity: Identity, args: Record<string, unknown>): Promise<Record<string, unknown>>;
 }
 

@@ -86,6 +86,8 @@ export function listTool(spec: ToolText & { publicBaseUrl: string; list(call: Li
       return { input: argumentsSchema(parameters), output: operation.response(200) };
     },
     writes: false,
+    destructive: false,
+    idempotent: true,
     async call(_identity, args) {
       // The server reads every tool's schemas at start-up, so `known` is set before any call.
       if (!known) throw new Error(`Tool ${spec.name} was called before its schemas were read`);
@@ -104,6 +106,8 @@ export function getTool(spec: ToolText & { get(id: number): Promise<object> }): 
       return { input: argumentsSchema({ properties: { id: idSchema(operation) }, required: ['id'] }), output: operation.response(200) };
     },
     writes: false,
+    destructive: false,
+    idempotent: true,
     async call(_identity, args) {
       rejectUnknownArguments(args, ID_ONLY);
       return { ...(await spec.get(idArgument(args))) };
@@ -124,6 +128,8 @@ export function createTool<Body extends object>(spec: ToolText & { body: new () 
       };
     },
     writes: true,
+    destructive: false,
+    idempotent: false,
     async call(_identity, args) {
       return { ...(await spec.create(await validateDto(spec.body, args))) };
     },
@@ -148,6 +154,8 @@ export function updateTool<Body extends object>(
       };
     },
     writes: true,
+    destructive: true,
+    idempotent: true,
     async call(_identity, args) {
       return { ...(await spec.update(idArgument(args), await validateDto(spec.body, withoutId(args)))) };
     },

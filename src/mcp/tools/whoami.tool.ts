@@ -25,6 +25,8 @@ export function whoamiTool(users: UsersService): McpTool {
       };
     },
     writes: false,
+    destructive: false,
+    idempotent: true,
     async call(identity) {
       const userId = identity.kind === 'api_key' ? undefined : identity.userId;
       const user = userId === undefined ? null : await users.findById(userId);
