@@ -53,7 +53,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   });
   applyAccessRules(document);
   applyCommonErrors(document);
-  withoutCreateDefaults(document);
+  withoutRequestDefaults(document);
   // SPEC section 3: API paths end with "/" (both forms are served); document the canonical one.
   document.paths = Object.fromEntries(
     Object.entries(document.paths).map(([path, item]) => [path.startsWith('/api/v1/') && !path.endsWith('/') ? `${path}/` : path, item]),
@@ -63,13 +63,25 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
 }
 
 /**
- * PATCH bodies are built with PartialType from the create bodies, which copies each field's
- * create-time default; on a PATCH a missing field keeps its value, so those defaults would mislead.
+ * Request bodies without `default`s. PATCH bodies are built with PartialType from the create
+ * bodies, which copies each field's create-time default; on a PATCH a missing field keeps its
+ * value, so those defaults would mislead and are dropped. On create bodies the default is what the
+ * server applies, but client generators at their default settings (openapi-typescript's
+ * `defaultNonNullable`) make every field with a `default` required, so a plain create call would
+ * not compile: the default moves into the field's description ("Default: …") instead.
  */
-function withoutCreateDefaults(document: OpenAPIObject): void {
+function withoutRequestDefaults(document: OpenAPIObject): void {
   for (const [name, schema] of Object.entries(document.components?.schemas ?? {})) {
-    if (!name.startsWith('Update') || !('properties' in schema) || !schema.properties) continue;
-    for (const property of Object.values(schema.properties)) delete (property as { default?: unknown }).default;
+    const update = name.startsWith('Update');
+    if ((!update && !name.startsWith('Create')) || !('properties' in schema) || !schema.properties) continue;
+    for (const property of Object.values(schema.properties) as { default?: unknown; description?: string }[]) {
+      if (!('default' in property)) continue;
+      if (!update) {
+        const stated = `Default: \`${JSON.stringify(property.default)}\`.`;
+        property.description = property.description ? `${property.description} ${stated}` : stated;
+      }
+      delete property.default;
+    }
   }
 }
 
