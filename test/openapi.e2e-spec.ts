@@ -55,6 +55,46 @@ describe('OpenAPI document', () => {
     expect(document.components.schemas.ProblemDetailsDto).toBeDefined();
   });
 
+  it('shows, for every error response, an example with that status and its real code', async () => {
+    const document = (await (await api.request('/api/schema/')).json()) as {
+      paths: Record<
+        string,
+        Record<string, { responses: Record<string, { content?: Record<string, { example?: Record<string, unknown> }> }> }>
+      >;
+    };
+    const expectedCode: Record<string, string[]> = {
+      '400': ['validation_error', 'parse_error'],
+      '401': ['not_authenticated', 'authentication_failed', 'token_not_valid'],
+      '403': ['permission_denied'],
+      '404': ['not_found'],
+      '409': ['conflict'],
+      '413': ['payload_too_large'],
+      '415': ['unsupported_media_type'],
+      '405': ['method_not_allowed'],
+      '429': ['throttled'],
+      '500': ['internal_error'],
+      '503': ['service_unavailable'],
+    };
+    let checked = 0;
+    for (const item of Object.values(document.paths)) {
+      for (const operation of Object.values(item)) {
+        for (const [status, response] of Object.entries(operation.responses)) {
+          if (!status.startsWith('4') && !status.startsWith('5')) continue;
+          const example = response.content?.['application/problem+json']?.example;
+          expect({
+            status,
+            example: example && { status: String(example.status), known: expectedCode[status]?.includes(String(example.code)) },
+          }).toEqual({
+            status,
+            example: { status, known: true },
+          });
+          checked++;
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(100);
+  });
+
   it('serves Swagger UI at /api/docs/', async () => {
     const response = await api.request('/api/docs/');
     expect(response.status).toBe(200);

@@ -47,6 +47,40 @@ const DESCRIPTIONS: Record<number, string> = {
     'Retry later: after `Retry-After` seconds when it is given.',
 };
 
+/** What each status's body looks like, with its real code: Swagger UI shows one per error response. */
+const EXAMPLES: Record<number, { title: string; code: string; detail: string; errors?: Record<string, string[]> }> = {
+  400: {
+    title: 'Bad Request',
+    code: 'validation_error',
+    detail: 'Some fields are invalid.',
+    errors: { name: ['This field is required.'] },
+  },
+  401: { title: 'Unauthorized', code: 'not_authenticated', detail: 'Authentication credentials were not provided.' },
+  403: { title: 'Forbidden', code: 'permission_denied', detail: 'Viewers can only read.' },
+  404: { title: 'Not Found', code: 'not_found', detail: 'Not found.' },
+  405: { title: 'Method Not Allowed', code: 'method_not_allowed', detail: 'Method "PUT" not allowed.' },
+  409: { title: 'Conflict', code: 'conflict', detail: 'The request conflicts with the current state of the resource.' },
+  413: { title: 'Payload Too Large', code: 'payload_too_large', detail: 'The request body is larger than 1 MiB.' },
+  415: {
+    title: 'Unsupported Media Type',
+    code: 'unsupported_media_type',
+    detail: 'Unsupported media type "text/plain"; send application/json.',
+  },
+  429: { title: 'Too Many Requests', code: 'throttled', detail: 'Request limit of 600 per minute reached. Try again in 12 seconds.' },
+  500: {
+    title: 'Internal Server Error',
+    code: 'internal_error',
+    detail: 'An internal error occurred. Quote the request id when you report it.',
+  },
+  503: { title: 'Service Unavailable', code: 'service_unavailable', detail: 'The database is temporarily unavailable. Try again shortly.' },
+};
+
+function exampleOf(status: number) {
+  const example = EXAMPLES[status];
+  if (!example) return undefined;
+  return { type: 'about:blank', status, ...example, request_id: '9b1c2f4e-6d0a-4c55-8f7e-1f3b2a9c7d10' };
+}
+
 /** The statuses SPEC sections 5 and 8 send with `Retry-After`. */
 const RETRY_AFTER_STATUSES = new Set([429, 503]);
 
@@ -63,7 +97,12 @@ export function problemResponse(status: number, description = DESCRIPTIONS[statu
   return {
     description,
     ...(RETRY_AFTER_STATUSES.has(status) ? { headers: { 'Retry-After': RETRY_AFTER } } : {}),
-    content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/ProblemDetailsDto' } } },
+    content: {
+      'application/problem+json': {
+        schema: { $ref: '#/components/schemas/ProblemDetailsDto' },
+        ...(exampleOf(status) ? { example: exampleOf(status) } : {}),
+      },
+    },
   };
 }
 

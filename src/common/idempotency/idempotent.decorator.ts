@@ -1,5 +1,6 @@
 import { applyDecorators, SetMetadata, UseInterceptors } from '@nestjs/common';
-import { ApiHeader, ApiResponse } from '@nestjs/swagger';
+import { ApiHeader } from '@nestjs/swagger';
+import { ApiProblem } from '../../openapi/problem-details.schema.js';
 import { IDEMPOTENT_STATUS, IdempotencyInterceptor } from './idempotency.interceptor.js';
 
 /** A create that honours `Idempotency-Key` (SPEC section 8); `status` is the success status a replay repeats. */
@@ -15,9 +16,5 @@ export const Idempotent = (status = 201) =>
         'response (with `Idempotent-Replayed: true`) and creates nothing; the same key with a different body is a 409. Keys are per credential.',
       schema: { type: 'string', minLength: 1, maxLength: 255 },
     }),
-    ApiResponse({
-      status: 409,
-      description: 'The Idempotency-Key was used with a different request, or that request is still running (`conflict`).',
-      content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/ProblemDetailsDto' } } },
-    }),
+    ApiProblem(409, 'The Idempotency-Key was used with a different request, or that request is still running (`conflict`).'),
   );
