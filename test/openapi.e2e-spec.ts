@@ -95,6 +95,16 @@ describe('OpenAPI document', () => {
     expect(checked).toBeGreaterThan(100);
   });
 
+  it('describes every tag its operations use', async () => {
+    const document = (await (await api.request('/api/schema/')).json()) as {
+      tags?: { name: string; description?: string }[];
+      paths: Record<string, Record<string, { tags?: string[] }>>;
+    };
+    const used = new Set(Object.values(document.paths).flatMap((item) => Object.values(item).flatMap((operation) => operation.tags ?? [])));
+    const described = new Map((document.tags ?? []).map((tag) => [tag.name, tag.description ?? '']));
+    for (const tag of used) expect({ tag, described: (described.get(tag) ?? '').length > 20 }).toEqual({ tag, described: true });
+  });
+
   it('serves Swagger UI at /api/docs/', async () => {
     const response = await api.request('/api/docs/');
     expect(response.status).toBe(200);

@@ -46,6 +46,13 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       },
       'api_key',
     )
+    .addTag('auth', 'Email and password → JWT pair (djoser-compatible paths): create, refresh (rotating), verify, logout.')
+    .addTag('users', 'The signed-in user: `/users/me/`. JWT only.')
+    .addTag('audiences', 'Who to target: rule-based, model-based or uploaded audiences and their destination connections.')
+    .addTag('signals', 'Data streams sent to the ad platforms: status codes 0–4, an optional model, audience and destination connection.')
+    .addTag('ai-model-instances', 'AI models of the workspace and their lifecycle: pending → training → ready or failed; archived.')
+    .addTag('connections', 'Google Ads and Meta Ads accounts of the workspace. Deleting one revokes its grant and detaches its signals.')
+    .addTag('mcp-tokens', 'Your personal tokens for AI agents on `/mcp` (Model Context Protocol). The secret is shown once. JWT only.')
     .build();
   const document = SwaggerModule.createDocument(app, config, {
     operationIdFactory: operationId,
