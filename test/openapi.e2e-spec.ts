@@ -95,6 +95,20 @@ describe('OpenAPI document', () => {
     expect(checked).toBeGreaterThan(100);
   });
 
+  it('describes every response', async () => {
+    const document = (await (await api.request('/api/schema/')).json()) as {
+      paths: Record<string, Record<string, { operationId: string; responses: Record<string, { description?: string }> }>>;
+    };
+    const undescribed = Object.values(document.paths).flatMap((item) =>
+      Object.values(item).flatMap((operation) =>
+        Object.entries(operation.responses)
+          .filter(([, response]) => !response.description)
+          .map(([status]) => `${operation.operationId} ${status}`),
+      ),
+    );
+    expect(undescribed).toEqual([]);
+  });
+
   it('describes every tag its operations use', async () => {
     const document = (await (await api.request('/api/schema/')).json()) as {
       tags?: { name: string; description?: string }[];

@@ -42,7 +42,7 @@ export class AiModelInstancesController {
     summary: 'Create an AI model instance',
     description: 'Starts `pending` unless `status` names one reachable from it: `training` (version 1) or `archived`.',
   })
-  @ApiCreatedResponse({ type: AiModelInstanceDto })
+  @ApiCreatedResponse({ type: AiModelInstanceDto, description: 'The new model instance.' })
   @ApiProblems(400, 413, 415)
   create(@Body() body: CreateAiModelInstanceDto): Promise<AiModelInstanceDto> {
     return this.models.create(body);
@@ -51,7 +51,7 @@ export class AiModelInstancesController {
   @Get(':id')
   @ApiOperation({ summary: 'Get an AI model instance' })
   @ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 } })
-  @ApiOkResponse({ type: AiModelInstanceDto })
+  @ApiOkResponse({ type: AiModelInstanceDto, description: 'The model instance.' })
   @ApiProblems(404)
   retrieve(@Param('id', IdPipe) id: number): Promise<AiModelInstanceDto> {
     return this.models.get(id);
@@ -65,7 +65,7 @@ export class AiModelInstancesController {
       '`status` field. An archived instance cannot change: a PATCH that would change it is a 400, one that changes nothing a 200.',
   })
   @ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 } })
-  @ApiOkResponse({ type: AiModelInstanceDto })
+  @ApiOkResponse({ type: AiModelInstanceDto, description: 'The model instance as it is now.' })
   @ApiProblems(400, 404, 413, 415)
   partialUpdate(@Param('id', IdPipe) id: number, @Body() body: UpdateAiModelInstanceDto): Promise<AiModelInstanceDto> {
     return this.models.update(id, body);

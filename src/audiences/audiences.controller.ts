@@ -40,7 +40,7 @@ export class AudiencesController {
   @Post()
   @Idempotent()
   @ApiOperation({ summary: 'Create an audience' })
-  @ApiCreatedResponse({ type: AudienceDto })
+  @ApiCreatedResponse({ type: AudienceDto, description: 'The new audience.' })
   @ApiProblems(400, 413, 415)
   create(@Body() body: CreateAudienceDto): Promise<AudienceDto> {
     return this.audiences.create(body);
@@ -49,7 +49,7 @@ export class AudiencesController {
   @Get(':id')
   @ApiOperation({ summary: 'Get an audience' })
   @ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 } })
-  @ApiOkResponse({ type: AudienceDto })
+  @ApiOkResponse({ type: AudienceDto, description: 'The audience.' })
   @ApiProblems(404)
   retrieve(@Param('id', IdPipe) id: number): Promise<AudienceDto> {
     return this.audiences.get(id);
@@ -62,7 +62,7 @@ export class AudiencesController {
       'Changes the fields given. An archived audience cannot change: a PATCH that would change it is a 400, one that changes nothing a 200.',
   })
   @ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 } })
-  @ApiOkResponse({ type: AudienceDto })
+  @ApiOkResponse({ type: AudienceDto, description: 'The audience as it is now.' })
   @ApiProblems(400, 404, 413, 415)
   partialUpdate(@Param('id', IdPipe) id: number, @Body() body: UpdateAudienceDto): Promise<AudienceDto> {
     return this.audiences.update(id, body);

@@ -26,7 +26,7 @@ export class JwtController {
       'Exchanges an email and password for an access and a refresh token. Wrong email, wrong password and an inactive user ' +
       'all answer the same 401 `authentication_failed`. Failed attempts are limited per email and per client IP (429 `throttled` with `Retry-After`).',
   })
-  @ApiOkResponse({ type: TokenPairDto })
+  @ApiOkResponse({ type: TokenPairDto, description: 'A new access and refresh token pair.' })
   @ApiProblems(400, 401, 415)
   async create(@Body() body: TokenObtainDto, @Req() request: FastifyRequest): Promise<TokenPairDto> {
     return this.login.login(body.email, body.password, request.ip);
@@ -41,7 +41,7 @@ export class JwtController {
       'Spends a refresh token and returns a new access and refresh token (rotation). Presenting a refresh token that was already ' +
       'spent ends its whole session: every token of that login stops working (reuse detection).',
   })
-  @ApiOkResponse({ type: TokenPairDto })
+  @ApiOkResponse({ type: TokenPairDto, description: 'A new pair; the refresh token sent is spent.' })
   @ApiProblems(400, 401, 415)
   async refresh(@Body() body: TokenRefreshDto): Promise<TokenPairDto> {
     return this.sessions.refresh(body.refresh);

@@ -51,7 +51,7 @@ export class ConnectionsController {
   @Get(':id')
   @ApiOperation({ summary: 'Get a connection' })
   @ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 } })
-  @ApiOkResponse({ type: ConnectionDto })
+  @ApiOkResponse({ type: ConnectionDto, description: 'The connection.' })
   @ApiProblems(404)
   retrieve(@Param('id', IdPipe) id: number): Promise<ConnectionDto> {
     return this.connections.get(id);
@@ -63,7 +63,7 @@ export class ConnectionsController {
     description: 'Only `account_name` can change; the other fields are set by the OAuth flow and ignored in the body.',
   })
   @ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 } })
-  @ApiOkResponse({ type: ConnectionDto })
+  @ApiOkResponse({ type: ConnectionDto, description: 'The connection as it is now.' })
   @ApiProblems(400, 404, 413, 415)
   partialUpdate(@Param('id', IdPipe) id: number, @Body() body: UpdateConnectionDto): Promise<ConnectionDto> {
     return this.connections.update(id, body);

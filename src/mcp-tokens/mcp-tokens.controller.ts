@@ -91,7 +91,7 @@ export class McpTokensController {
     summary: 'Create an MCP token',
     description: `Creates a personal token for AI agents on /mcp. It acts as you (your workspace, your role). Lifetime ${DEFAULT_LIFETIME_DAYS} days by default, 1 to ${MAX_LIFETIME_DAYS}. The secret is in this response only.`,
   })
-  @ApiCreatedResponse({ type: CreatedMcpTokenDto })
+  @ApiCreatedResponse({ type: CreatedMcpTokenDto, description: 'The new token, with its secret (shown this once).' })
   @ApiProblems(400, 413, 415)
   @ApiProblem(409, 'You already hold the most usable tokens allowed (MCP_TOKENS_PER_USER, 25 by default): revoke one first.')
   create(@CurrentIdentity() identity: Identity, @Body() body: CreateMcpTokenDto): Promise<CreatedMcpTokenDto> {

@@ -31,7 +31,7 @@ export class UsersController {
   @Get('me')
   @Personal()
   @ApiOperation({ summary: 'The current user', description: 'The user of the JWT. An API key is not a user: 403.' })
-  @ApiOkResponse({ type: CurrentUserDto })
+  @ApiOkResponse({ type: CurrentUserDto, description: 'The signed-in user.' })
   async me(@Req() request: FastifyRequest): Promise<CurrentUserDto> {
     const identity = request.identity;
     if (identity?.kind !== 'user') throw ApiError.permissionDenied();
