@@ -11,6 +11,7 @@ import { AuthModule } from './auth/auth.module.js';
 import { CredentialCache } from './common/credential-cache/credential-cache.js';
 import { CREDENTIAL_CACHE } from './common/credential-cache/credential-cache.token.js';
 import { MethodIndex } from './common/errors/method-index.js';
+import { OutageLog } from './common/errors/outage-log.js';
 import { ProblemDetailsFilter } from './common/errors/problem-details.filter.js';
 import { IdempotencyModule } from './common/idempotency/idempotency.module.js';
 import { MemoryRateLimiter, RedisRateLimiter } from './common/rate-limit/rate-limiter.js';
@@ -64,6 +65,8 @@ export class AppModule {
       { provide: REDIS, useValue: redis },
       { provide: Clock, useValue: clock },
       { provide: MethodIndex, useValue: methods },
+      // One outage log for the process: the filter and the MCP endpoint share its 10 s windows.
+      { provide: OutageLog, useValue: new OutageLog(logger, () => clock.nowMs()) },
       {
         provide: RATE_LIMITER,
         useValue: redis ? new RedisRateLimiter(redis, `${config.redisKeyPrefix}ratelimit:`) : new MemoryRateLimiter(clock),
@@ -101,8 +104,8 @@ export class AppModule {
         ...shared,
         {
           provide: APP_FILTER,
-          inject: [LOGGER, MethodIndex],
-          useFactory: (log: Logger, index: MethodIndex) => new ProblemDetailsFilter(log, index),
+          inject: [LOGGER, MethodIndex, OutageLog],
+          useFactory: (log: Logger, index: MethodIndex, outages: OutageLog) => new ProblemDetailsFilter(log, index, outages),
         },
         { provide: APP_PIPE, useFactory: createValidationPipe },
       ],

@@ -5,12 +5,8 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
-import {
-  DEPENDENCY_RETRY_AFTER_SECONDS,
-  DependencyUnavailableError,
-  OutageLog,
-  unavailableDependency,
-} from '../src/common/errors/database-errors.js';
+import { DEPENDENCY_RETRY_AFTER_SECONDS, DependencyUnavailableError, unavailableDependency } from '../src/common/errors/database-errors.js';
+import { OutageLog } from '../src/common/errors/outage-log.js';
 import { dataSourceOptions } from '../src/database/data-source-options.js';
 import { LOGGER } from '../src/logging/logger.token.js';
 import { createRedis } from '../src/redis/redis.js';
@@ -93,13 +89,9 @@ describe('a database outage', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    const target = new URL(database.url);
-    proxy = new TcpProxy(target.hostname, Number(target.port || 5432));
-    await proxy.start();
-    const viaProxy = new URL(database.url);
-    viaProxy.hostname = '127.0.0.1';
-    viaProxy.port = String(proxy.port);
-    api = await startTestApp({ DATABASE_URL: viaProxy.toString(), DATABASE_POOL_SIZE: '4', RATE_LIMIT_PER_MINUTE: '100000' });
+    const front = await TcpProxy.inFrontOf(database.url, 5432);
+    proxy = front.proxy;
+    api = await startTestApp({ DATABASE_URL: front.url, DATABASE_POOL_SIZE: '4', RATE_LIMIT_PER_MINUTE: '100000' });
     editor = await createUser(api, await createWorkspace(api), { role: 'editor' });
   });
 
@@ -278,13 +270,7 @@ describeWithRedis('a Redis outage', () => {
   let api: TestApp;
 
   beforeAll(async () => {
-    const target = new URL(redisUrl!);
-    proxy = new TcpProxy(target.hostname, Number(target.port || 6379));
-    await proxy.start();
-    const url = new URL(redisUrl!);
-    url.hostname = '127.0.0.1';
-    url.port = String(proxy.port);
-    viaProxy = url.toString();
+    ({ proxy, url: viaProxy } = await TcpProxy.inFrontOf(redisUrl!, 6379));
     api = await startTestApp({ REDIS_URL: viaProxy, REDIS_KEY_PREFIX: prefix, RATE_LIMIT_PER_MINUTE: '100000' });
   });
 

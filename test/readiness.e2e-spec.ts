@@ -9,13 +9,9 @@ describe('/readyz during a database outage', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    const target = new URL(database.url);
-    proxy = new TcpProxy(target.hostname, Number(target.port || 5432));
-    await proxy.start();
-    const viaProxy = new URL(database.url);
-    viaProxy.hostname = '127.0.0.1';
-    viaProxy.port = String(proxy.port);
-    api = await startTestApp({ DATABASE_URL: viaProxy.toString(), DATABASE_POOL_SIZE: '2' });
+    const front = await TcpProxy.inFrontOf(database.url, 5432);
+    proxy = front.proxy;
+    api = await startTestApp({ DATABASE_URL: front.url, DATABASE_POOL_SIZE: '2' });
   });
 
   afterAll(async () => {

@@ -14,7 +14,8 @@ import { AudiencesService } from '../audiences/audiences.service.js';
 import { assertCanWrite } from '../auth/access-policy.js';
 import type { Identity } from '../auth/identity.js';
 import { ApiError } from '../common/errors/api-error.js';
-import { DEPENDENCY_UNAVAILABLE_DETAIL, OutageLog, unavailableDependency } from '../common/errors/database-errors.js';
+import { DEPENDENCY_UNAVAILABLE_DETAIL, unavailableDependency } from '../common/errors/database-errors.js';
+import { OutageLog } from '../common/errors/outage-log.js';
 import { ConnectionsService } from '../connections/connections.service.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.token.js';
@@ -48,8 +49,6 @@ export class McpServerFactory implements OnApplicationBootstrap {
   private readonly byName: Map<string, McpTool>;
   /** tools/list, with the schemas read from the OpenAPI document (built after this factory, before bootstrap). */
   private listing?: Tool[];
-  /** During an outage every tool call fails alike: one line per 10 s, not one per call. */
-  private readonly outages: OutageLog;
 
   constructor(
     users: UsersService,
@@ -61,6 +60,8 @@ export class McpServerFactory implements OnApplicationBootstrap {
     @Inject(LOGGER) private readonly logger: Logger,
     private readonly apiDocument: ApiDocument,
     private readonly metrics: Metrics,
+    /** During an outage every tool call fails alike: one line per 10 s, not one per call. */
+    private readonly outages: OutageLog,
   ) {
     const base = config.publicBaseUrl ?? `http://localhost:${config.port}`;
     this.tools = [
@@ -71,7 +72,6 @@ export class McpServerFactory implements OnApplicationBootstrap {
       ...connectionTools(connections, base),
     ];
     this.byName = new Map(this.tools.map((tool) => [tool.name, tool]));
-    this.outages = new OutageLog(logger);
   }
 
   /** At start-up, so a tool whose REST operation is missing from the document stops the service instead of its first agent. */
@@ -120,19 +120,22 @@ export class McpServerFactory implements OnApplicationBootstrap {
    */
   private async call(identity: Identity, name: string, args: Record<string, unknown>, requestId: string): Promise<CallToolResult> {
     if (!this.byName.has(name)) {
-      this.metrics.mcpToolCalls.inc({ tool: '<unknown>', outcome: 'unknown_tool' });
-      this.logger.info({ request_id: requestId, tool: '<unknown>', outcome: 'unknown_tool' }, 'MCP tool call');
+      this.record(requestId, '<unknown>', 'unknown_tool');
       // The protocol's answer to a call of a tool that does not exist: a JSON-RPC error, not a tool result.
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${name.slice(0, 64)}". Call tools/list for the available tools.`);
     }
     const started = performance.now();
     const [result, outcome] = await this.answer(identity, name, args, requestId);
-    const tool = name;
-    const seconds = (performance.now() - started) / 1000;
-    this.metrics.mcpToolCalls.inc({ tool, outcome });
-    this.metrics.mcpToolDuration.observe({ tool }, seconds);
-    this.logger.info({ request_id: requestId, tool, outcome, duration_ms: Math.round(seconds * 100_000) / 100 }, 'MCP tool call');
+    this.record(requestId, name, outcome, (performance.now() - started) / 1000);
     return result;
+  }
+
+  /** The call's log line and metrics; no duration for a call that reached no tool. */
+  private record(requestId: string, tool: string, outcome: string, seconds?: number): void {
+    this.metrics.mcpToolCalls.inc({ tool, outcome });
+    if (seconds !== undefined) this.metrics.mcpToolDuration.observe({ tool }, seconds);
+    const duration = seconds === undefined ? {} : { duration_ms: Math.round(seconds * 100_000) / 100 };
+    this.logger.info({ request_id: requestId, tool, outcome, ...duration }, 'MCP tool call');
   }
 
   /** The call's result and its outcome: `ok`, or the error code the tool error carries. */

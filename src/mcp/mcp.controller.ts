@@ -4,12 +4,8 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { McpOnly } from '../auth/access.decorators.js';
-import {
-  DEPENDENCY_RETRY_AFTER_SECONDS,
-  DEPENDENCY_UNAVAILABLE_DETAIL,
-  OutageLog,
-  unavailableDependency,
-} from '../common/errors/database-errors.js';
+import { DEPENDENCY_RETRY_AFTER_SECONDS, DEPENDENCY_UNAVAILABLE_DETAIL, unavailableDependency } from '../common/errors/database-errors.js';
+import { OutageLog } from '../common/errors/outage-log.js';
 import { LOGGER } from '../logging/logger.token.js';
 import { McpServerFactory } from './mcp-server.factory.js';
 
@@ -24,14 +20,11 @@ import { McpServerFactory } from './mcp-server.factory.js';
 @McpOnly()
 @Controller('mcp')
 export class McpController {
-  private readonly outages: OutageLog;
-
   constructor(
     private readonly servers: McpServerFactory,
     @Inject(LOGGER) private readonly logger: Logger,
-  ) {
-    this.outages = new OutageLog(logger);
-  }
+    private readonly outages: OutageLog,
+  ) {}
 
   @Post()
   async handle(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
@@ -54,7 +47,8 @@ export class McpController {
       if (dependency) this.outages.report(dependency, error, { request_id: requestId }, 'MCP request failed');
       else this.logger.error({ err: error, request_id: requestId }, 'MCP request failed');
       if (reply.raw.headersSent) return;
-      const headers = { 'content-type': 'application/json', 'x-request-id': requestId };
+      // X-Request-Id and the security headers were copied onto the raw response before the hijack.
+      const headers = { 'content-type': 'application/json' };
       if (dependency) {
         reply.raw.writeHead(503, { ...headers, 'retry-after': String(DEPENDENCY_RETRY_AFTER_SECONDS) });
         const data = { code: 'service_unavailable', request_id: requestId };

@@ -1,7 +1,7 @@
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 
 /**
- * A TCP proxy in front of PostgreSQL that a test can cut and restore, to play a database outage
+ * A TCP proxy in front of PostgreSQL (or Redis) that a test can cut and restore, to play a database outage
  * without stopping the shared server: `stop()` closes the port and every open connection,
  * `start()` listens again on the same port.
  */
@@ -14,6 +14,16 @@ export class TcpProxy {
     private readonly targetHost: string,
     private readonly targetPort: number,
   ) {}
+
+  /** A started proxy in front of the server `url` names, and `url` pointed at the proxy instead. */
+  static async inFrontOf(url: string, defaultPort: number): Promise<{ proxy: TcpProxy; url: string }> {
+    const target = new URL(url);
+    const proxy = new TcpProxy(target.hostname, Number(target.port || defaultPort));
+    await proxy.start();
+    target.hostname = '127.0.0.1';
+    target.port = String(proxy.port);
+    return { proxy, url: target.toString() };
+  }
 
   async start(): Promise<void> {
     const server = createServer((client) => {

@@ -1,5 +1,3 @@
-import type { Logger } from 'pino';
-
 /**
  * PostgreSQL error classification, for turning constraint races into the documented 400/409, and
  * dependency outages (database, Redis) into the 503 of SPEC section 8.
@@ -131,31 +129,3 @@ export const DEPENDENCY_UNAVAILABLE_DETAIL: Record<Dependency, string> = {
   database: 'The database is temporarily unavailable. Try again shortly.',
   redis: 'A service the API depends on is temporarily unavailable. Try again shortly.',
 };
-
-const OUTAGE_LOG_WINDOW_MS = 10_000;
-
-/**
- * Error lines for dependency outages, at most one per dependency per 10 s: during an outage every
- * request fails the same way, and a line per request would bury everything else (and cost the
- * disk). The next line written says how many were left out since the previous one.
- */
-export class OutageLog {
-  private readonly windows = new Map<Dependency, { loggedAtMs: number; suppressed: number }>();
-
-  constructor(
-    private readonly logger: Logger,
-    private readonly nowMs: () => number = Date.now,
-  ) {}
-
-  /** Logs `error` at level error with `fields` (which carry the request id), unless this dependency was logged in the last 10 s. */
-  report(dependency: Dependency, error: unknown, fields: Record<string, unknown>, message = `${dependency} unavailable`): void {
-    const now = this.nowMs();
-    const window = this.windows.get(dependency);
-    if (window && now - window.loggedAtMs < OUTAGE_LOG_WINDOW_MS) {
-      window.suppressed++;
-      return;
-    }
-    this.logger.error({ err: error, dependency, ...fields, suppressed: window?.suppressed ?? 0 }, message);
-    this.windows.set(dependency, { loggedAtMs: now, suppressed: 0 });
-  }
-}

@@ -3,18 +3,10 @@ import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException } from '
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { ApiError, type ErrorCode, type FieldErrors } from './api-error.js';
-import { DEPENDENCY_RETRY_AFTER_SECONDS, DEPENDENCY_UNAVAILABLE_DETAIL, OutageLog, unavailableDependency } from './database-errors.js';
+import { problemBody } from './problem-body.js';
+import { DEPENDENCY_RETRY_AFTER_SECONDS, DEPENDENCY_UNAVAILABLE_DETAIL, unavailableDependency } from './database-errors.js';
 import type { MethodIndex } from './method-index.js';
-
-export interface ProblemDetails {
-  type: 'about:blank';
-  title: string;
-  status: number;
-  code: ErrorCode;
-  detail: string;
-  errors?: FieldErrors;
-  request_id: string;
-}
+import type { OutageLog } from './outage-log.js';
 
 const CODE_BY_STATUS: Record<number, ErrorCode> = {
   400: 'validation_error',
@@ -71,15 +63,11 @@ const FASTIFY_ERRORS: Record<string, { status: number; code: ErrorCode; detail: 
  */
 @Catch()
 export class ProblemDetailsFilter implements ExceptionFilter {
-  private readonly outages: OutageLog;
-
   constructor(
     private readonly logger: Logger,
     private readonly methods: MethodIndex,
-    nowMs: () => number = Date.now,
-  ) {
-    this.outages = new OutageLog(logger, nowMs);
-  }
+    private readonly outages: OutageLog,
+  ) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const context = host.switchToHttp();
@@ -88,15 +76,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     const problem = this.describe(exception, request);
     if (reply.sent) return;
     for (const [name, value] of Object.entries(problem.headers)) reply.header(name, value);
-    const body: ProblemDetails = {
-      type: 'about:blank',
-      title: STATUS_CODES[problem.status] ?? 'Error',
-      status: problem.status,
-      code: problem.code,
-      detail: problem.detail,
-      ...(problem.errors ? { errors: problem.errors } : {}),
-      request_id: String(request.id),
-    };
+    const body = problemBody(problem.status, problem.code, problem.detail, String(request.id), problem.errors);
     void reply.status(problem.status).type('application/problem+json').send(body);
   }
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import secureJsonParse from 'secure-json-parse';
 import { ApiError } from '../errors/api-error.js';
-import { checkJsonBody, checkJsonText } from './json-limits.js';
+import { checkJsonStrings, checkJsonText } from './json-limits.js';
 
 /** SPEC section 8: bodies over 1 MiB → 413. */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -22,7 +22,7 @@ export function registerJsonBodyParser(fastify: FastifyInstance): void {
     try {
       checkJsonText(text);
       value = secureJsonParse.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
-      checkJsonBody(value);
+      checkJsonStrings(value);
     } catch (error) {
       return done(error instanceof ApiError ? error : new ApiError(400, 'parse_error', 'Malformed JSON in the request body.'), undefined);
     }

@@ -1,7 +1,7 @@
 import { ApiError } from '../errors/api-error.js';
 
 /**
- * How much structure one JSON body may carry (SPEC section 8), checked right after parsing and
+ * How much structure one JSON body may carry (SPEC section 8), checked on its text before parsing and
  * before any transformation. The deepest legitimate body is a resource's JSON field (nesting ≤ 10)
  * inside the body; the most keys a legitimate body needs is a JSON field of a few hundred entries.
  * Beyond these limits a body costs the validation pipeline far more than its size suggests
@@ -57,33 +57,24 @@ export function checkJsonText(text: string): void {
 }
 
 /**
- * Walks a parsed value once, without recursion, and refuses it when it nests deeper than
- * MAX_JSON_DEPTH, has more than MAX_JSON_KEYS object keys in all, or holds a string or key that
- * cannot be stored. Work is linear in the body's size and stops at the first limit reached.
- * The body parser runs `checkJsonText` first, so this walk only ever sees bounded values.
- * Structure errors are `parse_error`s; an unstorable string is a `validation_error` under the
- * top-level field it sits in (never under a client-chosen nested key, which could itself be bad).
+ * Walks a parsed body once, without recursion, and refuses a string or key that cannot be stored:
+ * a 400 `validation_error` under the top-level field it sits in (never under a client-chosen
+ * nested key, which could itself be bad). Depth and key count were bounded by `checkJsonText`
+ * before parsing, so the walk is linear in a body that is already small enough.
  */
-export function checkJsonBody(body: unknown): void {
-  let keys = 0;
-  const stack: { value: unknown; depth: number; field: string | undefined }[] = [{ value: body, depth: 0, field: undefined }];
+export function checkJsonStrings(body: unknown): void {
+  const stack: { value: unknown; field: string | undefined }[] = [{ value: body, field: undefined }];
   while (stack.length > 0) {
-    const { value, depth, field } = stack.pop()!;
+    const { value, field } = stack.pop()!;
     if (typeof value === 'string') {
       if (!isStorableText(value)) throw unstorable(field ?? 'body');
-      continue;
-    }
-    if (typeof value !== 'object' || value === null) continue;
-    if (depth >= MAX_JSON_DEPTH) throw tooDeep();
-    if (Array.isArray(value)) {
-      for (const item of value) stack.push({ value: item, depth: depth + 1, field });
-      continue;
-    }
-    for (const key in value) {
-      if (++keys > MAX_JSON_KEYS) throw tooManyKeys();
-      const owner = field ?? key;
-      if (!isStorableText(key)) throw unstorable(field ?? printable(key));
-      stack.push({ value: (value as Record<string, unknown>)[key], depth: depth + 1, field: owner });
+    } else if (Array.isArray(value)) {
+      for (const item of value) stack.push({ value: item, field });
+    } else if (typeof value === 'object' && value !== null) {
+      for (const key in value) {
+        if (!isStorableText(key)) throw unstorable(field ?? printable(key));
+        stack.push({ value: (value as Record<string, unknown>)[key], field: field ?? key });
+      }
     }
   }
 }
