@@ -185,6 +185,10 @@ describe('tenant isolation', () => {
       'POST /api/v1/jwt/refresh/': [],
       'POST /api/v1/jwt/verify/': [],
       'POST /api/v1/jwt/logout/': [],
+      // Social login names no workspace object; test/social-login covers a user of another
+      // workspace trying to link (409) and sign-in landing in the linked user's own workspace.
+      'GET /api/v1/auth/o/{id}/': [],
+      'POST /api/v1/auth/o/{id}/': [],
     };
   }
 

@@ -13,10 +13,13 @@ export const ACCESS = 'auth:access';
  * - `public`: no credential (token endpoints, health, docs).
  * - `personal`: a user's own things (`/users/me/`, logout, MCP tokens): JWT only, any role may
  *   write, an API key → 403.
+ * - `public_or_personal`: no credential needed, but a request that sends one is authenticated as
+ *   on a personal route and acts as that user (the social-login POST: sign in, or link to the
+ *   signed-in user). A bad credential is a 401, never ignored.
  * - `mcp`: the MCP endpoint: a personal MCP token only; a JWT or an API key → 401. Roles are then
  *   checked per tool (every MCP request is a POST).
  */
-export type Access = 'public' | 'personal' | 'workspace' | 'mcp';
+export type Access = 'public' | 'public_or_personal' | 'personal' | 'workspace' | 'mcp';
 
 export const LIMIT_BY_IP = 'auth:limit-by-ip';
 
@@ -33,6 +36,15 @@ export const Personal = () =>
     ApiExtension('x-access', 'personal'),
     ApiBearerAuth('jwt'),
     ApiProblems(401, 403),
+  );
+
+/** No credential needed; one that is sent must be a valid JWT and the route acts as that user. Counts per client IP. */
+export const PublicOrPersonal = () =>
+  applyDecorators(
+    SetMetadata(ACCESS, 'public_or_personal' satisfies Access),
+    SetMetadata(LIMIT_BY_IP, true),
+    ApiExtension('x-access', 'public_or_personal'),
+    ApiProblems(429),
   );
 
 /** The MCP endpoint: personal MCP tokens only (SPEC section 7). */

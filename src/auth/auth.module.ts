@@ -15,29 +15,36 @@ import { LoginService } from './login.service.js';
 import { RequestGuard } from './request.guard.js';
 import { RequestRateLimit } from './request-rate-limit.js';
 import { SessionsService } from './sessions.service.js';
+import { SocialIdentity } from './social/social-identity.entity.js';
+import { SocialLoginController } from './social/social-login.controller.js';
+import { SocialLoginRepository } from './social/social-login.repository.js';
+import { SocialLoginState } from './social/social-login-state.entity.js';
+import { SocialLoginService } from './social/social-login.service.js';
 import { ApiKeyStrategy } from './strategies/api-key.strategy.js';
 import { JwtStrategy } from './strategies/jwt.strategy.js';
 import { jwtModuleOptions, TokenService } from './tokens/token.service.js';
 
 /**
- * Who is calling and what they may do (SPEC sections 1-2): token endpoints, the JWT and API-key
+ * Who is calling and what they may do (SPEC sections 1-2): token endpoints, social login, the JWT and API-key
  * strategies, and the one global guard, which runs authentication (deny by default, enters the
  * tenant context), the per-credential rate limit and the access policy, in that order.
  */
 @Module({
   imports: [
-    TypeOrmModule.forFeature([AuthSession]),
+    TypeOrmModule.forFeature([AuthSession, SocialLoginState, SocialIdentity]),
     UsersModule,
     ApiKeysModule,
     McpTokensModule,
     JwtModule.registerAsync({ inject: [APP_CONFIG], useFactory: (config: AppConfig) => jwtModuleOptions(config) }),
   ],
-  controllers: [JwtController],
+  controllers: [JwtController, SocialLoginController],
   providers: [
     TokenService,
     AuthSessionsRepository,
     SessionsService,
     LoginService,
+    SocialLoginRepository,
+    SocialLoginService,
     RequestRateLimit,
     JwtStrategy,
     ApiKeyStrategy,

@@ -9,10 +9,14 @@ import { UsersService } from '../users/users.service.js';
 import { SessionsService } from './sessions.service.js';
 import type { TokenPair } from './tokens/token.service.js';
 
-const LOGIN_FAILED = () =>
+/** Wrong credentials, unknown account or inactive user: one answer for all (SPEC section 2). */
+export const LOGIN_FAILED = () =>
   new ApiError(401, 'authentication_failed', 'No active account found with the given credentials.', undefined, {
     'www-authenticate': 'Bearer realm="api"',
   });
+
+/** The per-IP count of failed logins, which password and social logins share. */
+export const loginFailuresPerIpKey = (clientIp: string) => `login-failures:ip:${clientIp}`;
 
 /**
  * Email and password → a session. Unknown email, wrong password and inactive user get the same
@@ -38,7 +42,7 @@ export class LoginService {
     const limits: [key: string, allowed: number][] = [
       [`login-failures:email-ip:${normalized}|${clientIp}`, this.config.loginFailuresPerEmailAndIp],
       [`login-failures:email:${normalized}`, this.config.loginFailuresPerEmail],
-      [`login-failures:ip:${clientIp}`, this.config.loginFailuresPerIp],
+      [loginFailuresPerIpKey(clientIp), this.config.loginFailuresPerIp],
     ];
     const counts = await Promise.all(limits.map(([key]) => this.limiter.peek(key, window)));
     const retryAfter = Math.max(...counts.map((count, index) => (count.count >= limits[index]![1] ? count.resetSeconds : 0)));

@@ -35,14 +35,14 @@ export class RequestGuard implements CanActivate {
     const http = context.switchToHttp();
     const request = http.getRequest<FastifyRequest>();
     const reply = http.getResponse<FastifyReply>();
-    if (access === 'public') {
+    if (access === 'public' || (access === 'public_or_personal' && request.headers.authorization === undefined)) {
       if (this.reflector.get<boolean | undefined>(LIMIT_BY_IP, context.getHandler()))
         await this.rateLimit.consume(`ip:${request.ip}`, reply);
       return true;
     }
     let identity: Identity;
     try {
-      identity = await this.authenticator.authenticate(access, context);
+      identity = await this.authenticator.authenticate(access === 'public_or_personal' ? 'personal' : access, context);
     } catch (error) {
       // Every 401 spends the client IP's budget of failures; past it, guesses get 429 instead (SPEC section 8).
       if (error instanceof ApiError && error.statusCode === 401) await this.rateLimit.consumeFailure(`ip:${request.ip}`);
@@ -51,7 +51,7 @@ export class RequestGuard implements CanActivate {
     request.identity = identity;
     this.tenants.enter(Tenant.of(identity));
     await this.rateLimit.consume(rateLimitKey(identity), reply);
-    assertMayCall(identity, access, request.method);
+    assertMayCall(identity, access === 'public_or_personal' ? 'personal' : access, request.method);
     return true;
   }
 }

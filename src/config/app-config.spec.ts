@@ -153,3 +153,67 @@ describe('loadConfig: ad-platform connections', () => {
     expect(problems.join('\n')).toMatch(/PROVIDER_TIMEOUT_MS must be an integer/);
   });
 });
+
+describe('loadConfig: social login', () => {
+  const base = { JWT_SECRET: SECRET, ENCRYPTION_KEY: KEY };
+
+  it('configures no provider by default', () => {
+    expect(loadConfig(base).socialLogin).toEqual({ google: undefined, facebook: undefined, allowedRedirectUris: [] });
+  });
+
+  it('configures a provider from its id and secret, with the real providers as default URLs', () => {
+    const { socialLogin } = loadConfig({
+      ...base,
+      GOOGLE_OAUTH2_CLIENT_ID: 'google-id',
+      GOOGLE_OAUTH2_CLIENT_SECRET: 'google-secret',
+      FACEBOOK_APP_ID: '123',
+      FACEBOOK_APP_SECRET: 'facebook-secret',
+      SOCIAL_AUTH_ALLOWED_REDIRECT_URIS: 'https://app.example.com/callback/google , https://APP.example.com/callback/facebook',
+    });
+    expect(socialLogin).toEqual({
+      google: { issuer: 'https://accounts.google.com', clientId: 'google-id', clientSecret: 'google-secret' },
+      facebook: {
+        appId: '123',
+        appSecret: 'facebook-secret',
+        dialogUrl: 'https://www.facebook.com',
+        graphUrl: 'https://graph.facebook.com',
+        graphVersion: 'v25.0',
+        trustEmail: false,
+      },
+      allowedRedirectUris: ['https://app.example.com/callback/google', 'https://app.example.com/callback/facebook'],
+    });
+  });
+
+  it('refuses half a provider, a bad Graph version and redirect URIs with a query, without echoing secrets', () => {
+    const problems = problemsOf({
+      ...base,
+      GOOGLE_OAUTH2_CLIENT_SECRET: 'only-the-secret',
+      FACEBOOK_APP_ID: '123',
+      FACEBOOK_APP_SECRET: 'secret',
+      FACEBOOK_GRAPH_VERSION: '25',
+      SOCIAL_AUTH_ALLOWED_REDIRECT_URIS: 'https://app.example.com/cb?next=/,ftp://x.example/',
+    });
+    expect(problems).toEqual([
+      'GOOGLE_OAUTH2_CLIENT_ID and GOOGLE_OAUTH2_CLIENT_SECRET are set together or not at all.',
+      'FACEBOOK_GRAPH_VERSION must look like v25.0 (got "25").',
+      expect.stringContaining('SOCIAL_AUTH_ALLOWED_REDIRECT_URIS entries must be absolute'),
+      expect.stringContaining('SOCIAL_AUTH_ALLOWED_REDIRECT_URIS entries must be absolute'),
+    ]);
+    expect(problems.join()).not.toContain('only-the-secret');
+  });
+
+  it('requires https provider URLs and redirect URIs in production', () => {
+    const problems = problemsOf({
+      ...base,
+      NODE_ENV: 'production',
+      DATABASE_URL: 'postgres://db/app',
+      PUBLIC_BASE_URL: 'https://api.example.com',
+      GOOGLE_OIDC_ISSUER: 'http://127.0.0.1:8080',
+      SOCIAL_AUTH_ALLOWED_REDIRECT_URIS: 'http://app.example.com/callback',
+    });
+    expect(problems).toEqual([
+      'GOOGLE_OIDC_ISSUER must be a https:// URL.',
+      expect.stringContaining('SOCIAL_AUTH_ALLOWED_REDIRECT_URIS entries must be absolute https URLs'),
+    ]);
+  });
+});

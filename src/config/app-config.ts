@@ -63,6 +63,36 @@ export interface AppConfig {
   readonly apiKeyRotationGraceHours: number;
   readonly shutdownTimeoutMs: number;
   readonly demoWorkspace: boolean;
+  /** Social login (SPEC section 2): the providers that are configured, and where they may send users back. */
+  readonly socialLogin: SocialLoginConfig;
+}
+
+/** Google signs in with OpenID Connect, from its issuer's discovery document. */
+export interface GoogleLoginConfig {
+  readonly issuer: string;
+  readonly clientId: string;
+  readonly clientSecret: string;
+}
+
+/** Facebook signs in with OAuth 2 and the Graph `me` call. */
+export interface FacebookLoginConfig {
+  readonly appId: string;
+  readonly appSecret: string;
+  /** Where the login dialog lives (`https://www.facebook.com`), without a version. */
+  readonly dialogUrl: string;
+  /** The Graph API (`https://graph.facebook.com`), without a version. */
+  readonly graphUrl: string;
+  readonly graphVersion: string;
+  /** Sign in by the email Facebook returns when no link exists yet. Off: Facebook does not say the email was verified. */
+  readonly trustEmail: boolean;
+}
+
+export interface SocialLoginConfig {
+  /** Absent: that provider is not configured and its endpoints answer 404. */
+  readonly google: GoogleLoginConfig | undefined;
+  readonly facebook: FacebookLoginConfig | undefined;
+  /** The exact redirect URIs a client may ask for (djoser's SOCIAL_AUTH_ALLOWED_REDIRECT_URIS). */
+  readonly allowedRedirectUris: readonly string[];
 }
 
 export class ConfigError extends Error {
@@ -164,6 +194,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     apiKeyRotationGraceHours: readInt(env, 'API_KEY_ROTATION_GRACE_HOURS', 24, 0, 24 * 365, problems),
     shutdownTimeoutMs: readInt(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000, problems),
     demoWorkspace: readBoolean(env, 'DEMO_WORKSPACE', !production, problems),
+    socialLogin: readSocialLogin(env, production, problems),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);
@@ -249,6 +280,67 @@ function readTrustedProxies(env: Env, problems: string[]): false | number | stri
     }
   }
   return entries;
+}
+
+/**
+ * The social-login settings. A provider is configured by its client id and secret together; its
+ * URLs have defaults (the real providers) and must be https in production. Secrets are never echoed.
+ */
+function readSocialLogin(env: Env, production: boolean, problems: string[]): SocialLoginConfig {
+  const secure = production ? ['https:'] : ['http:', 'https:'];
+  const pair = (idName: string, secretName: string): [string, string] | undefined => {
+    const id = env[idName]?.trim() ?? '';
+    const secret = env[secretName]?.trim() ?? '';
+    if (id === '' && secret === '') return undefined;
+    if (id === '' || secret === '') {
+      problems.push(`${idName} and ${secretName} are set together or not at all.`);
+      return undefined;
+    }
+    if (id.length > 255 || secret.length > 255) problems.push(`${idName} and ${secretName} must be at most 255 characters.`);
+    return [id, secret];
+  };
+  const base = (name: string, fallback: string) => (readUrl(env, name, secure, problems) ?? fallback).replace(/\/+$/, '');
+
+  const googleCredentials = pair('GOOGLE_OAUTH2_CLIENT_ID', 'GOOGLE_OAUTH2_CLIENT_SECRET');
+  const googleIssuer = base('GOOGLE_OIDC_ISSUER', 'https://accounts.google.com');
+  const facebookCredentials = pair('FACEBOOK_APP_ID', 'FACEBOOK_APP_SECRET');
+  const graphVersion = env.FACEBOOK_GRAPH_VERSION?.trim() || 'v25.0';
+  if (!/^v\d{1,3}\.\d{1,3}$/.test(graphVersion))
+    problems.push(`FACEBOOK_GRAPH_VERSION must look like v25.0 (got "${graphVersion.slice(0, 20)}").`);
+  const facebook: FacebookLoginConfig | undefined = facebookCredentials && {
+    appId: facebookCredentials[0],
+    appSecret: facebookCredentials[1],
+    dialogUrl: base('FACEBOOK_DIALOG_URL', 'https://www.facebook.com'),
+    graphUrl: base('FACEBOOK_GRAPH_URL', 'https://graph.facebook.com'),
+    graphVersion,
+    trustEmail: readBoolean(env, 'FACEBOOK_TRUST_EMAIL', false, problems),
+  };
+
+  const allowedRedirectUris: string[] = [];
+  for (const entry of (env.SOCIAL_AUTH_ALLOWED_REDIRECT_URIS ?? '')
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '')) {
+    let url: URL | undefined;
+    try {
+      url = new URL(entry);
+    } catch {
+      url = undefined;
+    }
+    // The token request sends the redirect URI without its query (as the provider compares it), so none may carry one.
+    if (!url || !secure.includes(url.protocol) || url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
+      problems.push(
+        `SOCIAL_AUTH_ALLOWED_REDIRECT_URIS entries must be absolute ${production ? 'https' : 'http(s)'} URLs without query or fragment (got "${entry.slice(0, 100)}").`,
+      );
+    } else {
+      allowedRedirectUris.push(url.href);
+    }
+  }
+  return {
+    google: googleCredentials && { issuer: googleIssuer, clientId: googleCredentials[0], clientSecret: googleCredentials[1] },
+    facebook,
+    allowedRedirectUris,
+  };
 }
 
 /** METRICS_TOKEN: a secret of at least 16 characters; never echoed. */

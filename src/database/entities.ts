@@ -3,6 +3,8 @@ import { ApiKey } from '../api-keys/api-key.entity.js';
 import { AudienceConnection } from '../audiences/audience-connection.entity.js';
 import { Audience } from '../audiences/audience.entity.js';
 import { AuthSession } from '../auth/auth-session.entity.js';
+import { SocialIdentity } from '../auth/social/social-identity.entity.js';
+import { SocialLoginState } from '../auth/social/social-login-state.entity.js';
 import { IdempotencyKey } from '../common/idempotency/idempotency-key.entity.js';
 import { Connection } from '../connections/connection.entity.js';
 import { Customer } from '../customers/customer.entity.js';
@@ -23,4 +25,6 @@ export const ENTITIES = [
   Signal,
   McpToken,
   IdempotencyKey,
+  SocialLoginState,
+  SocialIdentity,
 ];

@@ -113,14 +113,18 @@ function applyAccessRules(document: OpenAPIObject): void {
       operation.security = [];
       continue;
     }
-    operation.security = access === 'personal' ? [{ jwt: [] }] : [{ jwt: [] }, { api_key: [] }];
+    // `{}` first: no credential is needed, but one that is sent must be a valid JWT.
+    if (access === 'public_or_personal') operation.security = [{}, { jwt: [] }];
+    else operation.security = access === 'personal' ? [{ jwt: [] }] : [{ jwt: [] }, { api_key: [] }];
     operation.responses['401'] ??= problemResponse(
       401,
-      'No credentials (`not_authenticated`) or bad ones (`authentication_failed`, `token_not_valid`); see `WWW-Authenticate`.',
+      access === 'public_or_personal'
+        ? 'An Authorization header was sent and it is not a valid access token (`authentication_failed`, `token_not_valid`); see `WWW-Authenticate`.'
+        : 'No credentials (`not_authenticated`) or bad ones (`authentication_failed`, `token_not_valid`); see `WWW-Authenticate`.',
     );
     operation.responses['403'] ??= problemResponse(
       403,
-      access === 'personal'
+      access === 'personal' || access === 'public_or_personal'
         ? 'An API key: this endpoint is for users only (`permission_denied`).'
         : 'A viewer or a read-only API key trying to write (`permission_denied`).',
     );

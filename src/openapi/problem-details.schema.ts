@@ -75,10 +75,13 @@ const EXAMPLES: Record<number, { title: string; code: string; detail: string; er
   503: { title: 'Service Unavailable', code: 'service_unavailable', detail: 'The database is temporarily unavailable. Try again shortly.' },
 };
 
-function exampleOf(status: number) {
+/** What an operation shows instead of the status's usual example body. */
+export type ProblemExample = Partial<Pick<(typeof EXAMPLES)[number], 'code' | 'detail' | 'errors'>>;
+
+function exampleOf(status: number, override: ProblemExample = {}) {
   const example = EXAMPLES[status];
   if (!example) return undefined;
-  return { type: 'about:blank', status, ...example, request_id: '9b1c2f4e-6d0a-4c55-8f7e-1f3b2a9c7d10' };
+  return { type: 'about:blank', status, ...example, ...override, request_id: '9b1c2f4e-6d0a-4c55-8f7e-1f3b2a9c7d10' };
 }
 
 /** The statuses SPEC sections 5 and 8 send with `Retry-After`. */
@@ -93,22 +96,22 @@ const RETRY_AFTER: HeaderObject = {
  * One error response of the document: the problem+json schema, and `Retry-After` where it is sent.
  * Used by the decorators below and by the document builder (openapi.ts), so they say the same.
  */
-export function problemResponse(status: number, description = DESCRIPTIONS[status] ?? 'Error.'): ResponseObject {
+export function problemResponse(status: number, description = DESCRIPTIONS[status] ?? 'Error.', example?: ProblemExample): ResponseObject {
   return {
     description,
     ...(RETRY_AFTER_STATUSES.has(status) ? { headers: { 'Retry-After': RETRY_AFTER } } : {}),
     content: {
       'application/problem+json': {
         schema: { $ref: '#/components/schemas/ProblemDetailsDto' },
-        ...(exampleOf(status) ? { example: exampleOf(status) } : {}),
+        ...(exampleOf(status, example) ? { example: exampleOf(status, example) } : {}),
       },
     },
   };
 }
 
-/** Documents one error status of an operation, with a description of its own. */
-export function ApiProblem(status: number, description: string) {
-  return ApiResponse({ status, ...problemResponse(status, description) });
+/** Documents one error status of an operation, with a description (and optionally an example body) of its own. */
+export function ApiProblem(status: number, description: string, example?: ProblemExample) {
+  return ApiResponse({ status, ...problemResponse(status, description, example) });
 }
 
 /** Documents the given error statuses of an operation with the problem+json schema. */

@@ -5,6 +5,7 @@ import { McpTokens1763730000000 } from './1763730000000-mcp-tokens.js';
 import { IdempotencyKeys1763740000000 } from './1763740000000-idempotency-keys.js';
 import { TenantCounts1763750000000 } from './1763750000000-tenant-counts.js';
 import { TenantCountsOnStatusChange1763760000000 } from './1763760000000-tenant-counts-on-status-change.js';
+import { SocialLogin1763770000000 } from './1763770000000-social-login.js';
 
 /** Applied in this order, at start and by `npm run migrate`. New migrations are appended here. */
 export const MIGRATIONS = [
@@ -15,4 +16,5 @@ export const MIGRATIONS = [
   IdempotencyKeys1763740000000,
   TenantCounts1763750000000,
   TenantCountsOnStatusChange1763760000000,
+  SocialLogin1763770000000,
 ];

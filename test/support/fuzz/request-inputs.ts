@@ -412,18 +412,34 @@ export function headersArbitrary(parameters: readonly Parameter[]): fc.Arbitrary
     });
 }
 
+/**
+ * The documented values of a path parameter that is a choice rather than an id (the social-login
+ * `{provider}`), or undefined when the path names an object by id.
+ */
+export function pathChoices(operation: Operation): string[] | undefined {
+  const parameter = operation.parameters.find((candidate) => candidate.in === 'path');
+  const choices = (parameter?.schema as { enum?: unknown[] } | undefined)?.enum;
+  return choices?.map(String);
+}
+
+/** Path values for a choice parameter: each documented one, then every way a segment can be wrong. */
+const wrongChoices = (): string[] => ['github', ...PATH_IDS.slice(1)];
+
 /** Random inputs for one operation. */
 export function inputArbitrary(operation: Operation, hints: Hints): fc.Arbitrary<FuzzInput> {
   const hasPathId = operation.parameters.some((parameter) => parameter.in === 'path');
+  const choices = pathChoices(operation);
   const bodySchema = operation.requestBody?.content['application/json'];
   return fc.record({
-    pathId: hasPathId
-      ? fc.oneof(
-          { weight: 6, arbitrary: fc.constant(EXISTING) },
-          { weight: 1, arbitrary: fc.constant(SHARED) },
-          { weight: 4, arbitrary: fc.constantFrom(...PATH_IDS) },
-        )
-      : fc.constant(undefined),
+    pathId: choices
+      ? fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...choices) }, { weight: 2, arbitrary: fc.constantFrom(...wrongChoices()) })
+      : hasPathId
+        ? fc.oneof(
+            { weight: 6, arbitrary: fc.constant(EXISTING) },
+            { weight: 1, arbitrary: fc.constant(SHARED) },
+            { weight: 4, arbitrary: fc.constantFrom(...PATH_IDS) },
+          )
+        : fc.constant(undefined),
     query: queryArbitrary(operation.parameters, hints),
     headers: headersArbitrary(operation.parameters),
     body: bodySchema ? bodyArbitrary(bodySchema, hints) : fc.constant(undefined),
@@ -444,9 +460,10 @@ export function catalogueInputs(
   { exhaustive, offset }: { exhaustive: boolean; offset: number },
 ): FuzzInput[] {
   const hasPathId = operation.parameters.some((parameter) => parameter.in === 'path');
+  const choices = pathChoices(operation);
   const bodySchema = operation.requestBody?.content['application/json'];
   const base: FuzzInput = {
-    pathId: hasPathId ? EXISTING : undefined,
+    pathId: choices ? choices[0] : hasPathId ? EXISTING : undefined,
     query: [],
     headers: {},
     body: bodySchema ? jsonBody('a minimal valid body', minimal()) : undefined,
@@ -458,7 +475,8 @@ export function catalogueInputs(
     inputs.push({ ...base, copies: 3, headers: { 'Idempotency-Key': `race-${operation.operationId}` } });
   }
   const targets = <T>(items: readonly T[], index: number): readonly T[] => (exhaustive ? items : [items[(index + offset) % items.length]]);
-  if (hasPathId) for (const pathId of [...PATH_IDS.slice(1), SHARED]) inputs.push({ ...base, pathId });
+  if (choices) for (const pathId of [...choices.slice(1), ...wrongChoices()]) inputs.push({ ...base, pathId });
+  else if (hasPathId) for (const pathId of [...PATH_IDS.slice(1), SHARED]) inputs.push({ ...base, pathId });
   if (bodySchema) {
     const fields = [...writableProperties(bodySchema).map(([name]) => name), 'unknown_field'];
     HOSTILE_VALUES.forEach(({ label, value }, index) => {
