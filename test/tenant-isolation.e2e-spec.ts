@@ -187,6 +187,10 @@ describe('tenant isolation', () => {
       'POST /api/v1/jwt/logout/': [],
       // Social login names no workspace object; test/social-login covers a user of another
       // workspace trying to link (409) and sign-in landing in the linked user's own workspace.
+      // A connection flow names no object; its callback can only write to the workspace that
+      // started it (test/connection-oauth checks the connections land there and nowhere else).
+      'POST /oauth/connections/{id}/start': [],
+      'GET /oauth/connections/{id}/callback': [],
       'GET /api/v1/auth/o/{id}/': [],
       'POST /api/v1/auth/o/{id}/': [],
     };

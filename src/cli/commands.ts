@@ -181,6 +181,21 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
       return toConnectionDto(connection);
     },
   },
+  'connection reencrypt': {
+    usage: '',
+    options: [],
+    async run(_args, context) {
+      const dataSource = await context.dataSource();
+      const { Connection } = await import('../connections/connection.entity.js');
+      const { ConnectionMaintenanceRepository } = await import('../connections/oauth/connection-maintenance.repository.js');
+      const { TokenCipher } = await import('../connections/token-cipher.js');
+      const { reencryptTokens } = await import('../connections/oauth/token-reencryption.js');
+      return reencryptTokens(
+        new ConnectionMaintenanceRepository(dataSource.getRepository(Connection)),
+        TokenCipher.fromConfig(context.config),
+      );
+    },
+  },
   migrate: {
     usage: '',
     options: [],

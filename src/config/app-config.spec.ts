@@ -114,7 +114,7 @@ describe('loadConfig: ad-platform connections', () => {
     expect(config).toMatchObject({
       encryptionPreviousKeys: [],
       googleOauthRevokeUrl: 'https://oauth2.googleapis.com/revoke',
-      metaGraphUrl: 'https://graph.facebook.com/v19.0',
+      metaGraphUrl: 'https://graph.facebook.com/v25.0',
       providerTimeoutMs: 5000,
     });
   });
@@ -215,5 +215,51 @@ describe('loadConfig: social login', () => {
       'GOOGLE_OIDC_ISSUER must be a https:// URL.',
       expect.stringContaining('SOCIAL_AUTH_ALLOWED_REDIRECT_URIS entries must be absolute https URLs'),
     ]);
+  });
+});
+
+describe('loadConfig: ad-platform OAuth apps', () => {
+  const base = { JWT_SECRET: SECRET, ENCRYPTION_KEY: KEY };
+
+  it('turns a platform on with its app credentials, with the real endpoints and current API versions by default', () => {
+    const { adPlatforms, metaGraphUrl } = loadConfig({
+      ...base,
+      GOOGLE_ADS_CLIENT_ID: 'id',
+      GOOGLE_ADS_CLIENT_SECRET: 'secret',
+      GOOGLE_ADS_DEVELOPER_TOKEN: 'dev-token',
+      META_APP_ID: '42',
+      META_APP_SECRET: 'meta-secret',
+    });
+    expect(adPlatforms).toEqual({
+      googleAds: {
+        clientId: 'id',
+        clientSecret: 'secret',
+        developerToken: 'dev-token',
+        authorizationUrl: 'https://accounts.google.com/o/oauth2/v2/auth',
+        tokenUrl: 'https://oauth2.googleapis.com/token',
+        apiUrl: 'https://googleads.googleapis.com',
+        apiVersion: 'v25',
+      },
+      metaAds: { appId: '42', appSecret: 'meta-secret', dialogUrl: 'https://www.facebook.com/v25.0/dialog/oauth' },
+      sweepIntervalSeconds: 300,
+    });
+    expect(metaGraphUrl).toBe('https://graph.facebook.com/v25.0');
+    expect(loadConfig(base).adPlatforms).toMatchObject({ googleAds: undefined, metaAds: undefined });
+  });
+
+  it('requires the developer token, refuses retired API versions and half an app, without echoing secrets', () => {
+    const problems = problemsOf({
+      ...base,
+      GOOGLE_ADS_CLIENT_ID: 'id',
+      GOOGLE_ADS_CLIENT_SECRET: 'do-not-echo',
+      GOOGLE_ADS_API_VERSION: 'v17',
+      META_APP_SECRET: 'only-secret',
+    });
+    expect(problems).toEqual([
+      'GOOGLE_ADS_DEVELOPER_TOKEN is required with GOOGLE_ADS_CLIENT_ID (Google Ads API Center).',
+      'GOOGLE_ADS_API_VERSION v17 is retired by Google; use v18 or later.',
+      'META_APP_ID and META_APP_SECRET are set together or not at all.',
+    ]);
+    expect(problems.join()).not.toMatch(/do-not-echo|only-secret/);
   });
 });

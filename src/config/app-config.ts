@@ -28,6 +28,8 @@ export interface AppConfig {
   readonly metaGraphUrl: string;
   /** Time limit of each call to an ad platform, so a slow provider cannot hold a request. */
   readonly providerTimeoutMs: number;
+  /** The OAuth apps through which advertisers connect their ad accounts (SPEC section 6). */
+  readonly adPlatforms: AdPlatformsConfig;
   readonly publicBaseUrl: string | undefined;
   /**
    * Host names (`api.example.com`, `.example.com` for a domain and its subdomains, `*` for any) a
@@ -85,6 +87,34 @@ export interface FacebookLoginConfig {
   readonly graphVersion: string;
   /** Sign in by the email Facebook returns when no link exists yet. Off: Facebook does not say the email was verified. */
   readonly trustEmail: boolean;
+}
+
+/** Google Ads: OAuth 2 at Google, accounts from the Google Ads REST API. */
+export interface GoogleAdsConfig {
+  readonly clientId: string;
+  readonly clientSecret: string;
+  readonly developerToken: string;
+  readonly authorizationUrl: string;
+  readonly tokenUrl: string;
+  /** The Google Ads API origin (`https://googleads.googleapis.com`), without version. */
+  readonly apiUrl: string;
+  readonly apiVersion: string;
+}
+
+/** Meta Ads: Facebook Login's dialog, then the Graph API (`metaGraphUrl`, version included). */
+export interface MetaAdsConfig {
+  readonly appId: string;
+  readonly appSecret: string;
+  /** The login dialog, version included (`https://www.facebook.com/v25.0/dialog/oauth`). */
+  readonly dialogUrl: string;
+}
+
+export interface AdPlatformsConfig {
+  /** Absent: that platform cannot be connected by OAuth (its start answers 404). */
+  readonly googleAds: GoogleAdsConfig | undefined;
+  readonly metaAds: MetaAdsConfig | undefined;
+  /** How often the token sweep runs; 0 turns it off (tests run it by hand). */
+  readonly sweepIntervalSeconds: number;
 }
 
 export interface SocialLoginConfig {
@@ -176,8 +206,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
     encryptionKey,
     encryptionPreviousKeys,
     googleOauthRevokeUrl: readUrl(env, 'GOOGLE_OAUTH_REVOKE_URL', ['http:', 'https:'], problems) ?? 'https://oauth2.googleapis.com/revoke',
-    metaGraphUrl: (readUrl(env, 'META_GRAPH_URL', ['http:', 'https:'], problems) ?? 'https://graph.facebook.com/v19.0').replace(/\/+$/, ''),
+    metaGraphUrl: (readUrl(env, 'META_GRAPH_URL', ['http:', 'https:'], problems) ?? 'https://graph.facebook.com/v25.0').replace(/\/+$/, ''),
     providerTimeoutMs: readInt(env, 'PROVIDER_TIMEOUT_MS', 5000, 1, 120_000, problems),
+    adPlatforms: readAdPlatforms(env, production, problems),
     publicBaseUrl,
     allowedHosts: readAllowedHosts(env, production, problems),
     trustedProxies: readTrustedProxies(env, problems),
@@ -282,23 +313,57 @@ function readTrustedProxies(env: Env, problems: string[]): false | number | stri
   return entries;
 }
 
+/** The ad-platform OAuth apps; like the social-login providers, a platform is on when its id and secret are set. */
+function readAdPlatforms(env: Env, production: boolean, problems: string[]): AdPlatformsConfig {
+  const secure = production ? ['https:'] : ['http:', 'https:'];
+  const url = (name: string, fallback: string) => (readUrl(env, name, secure, problems) ?? fallback).replace(/\/+$/, '');
+  const google = readPair(env, 'GOOGLE_ADS_CLIENT_ID', 'GOOGLE_ADS_CLIENT_SECRET', problems);
+  const developerToken = env.GOOGLE_ADS_DEVELOPER_TOKEN?.trim() ?? '';
+  if (google && developerToken === '')
+    problems.push('GOOGLE_ADS_DEVELOPER_TOKEN is required with GOOGLE_ADS_CLIENT_ID (Google Ads API Center).');
+  const apiVersion = env.GOOGLE_ADS_API_VERSION?.trim() || 'v25';
+  if (!/^v\d{1,3}$/.test(apiVersion)) problems.push(`GOOGLE_ADS_API_VERSION must look like v25 (got "${apiVersion.slice(0, 20)}").`);
+  else if (Number(apiVersion.slice(1)) <= 17) problems.push(`GOOGLE_ADS_API_VERSION ${apiVersion} is retired by Google; use v18 or later.`);
+  const meta = readPair(env, 'META_APP_ID', 'META_APP_SECRET', problems);
+  return {
+    googleAds: google && {
+      clientId: google[0],
+      clientSecret: google[1],
+      developerToken,
+      authorizationUrl: url('GOOGLE_ADS_AUTHORIZATION_URL', 'https://accounts.google.com/o/oauth2/v2/auth'),
+      tokenUrl: url('GOOGLE_ADS_TOKEN_URL', 'https://oauth2.googleapis.com/token'),
+      apiUrl: url('GOOGLE_ADS_API_URL', 'https://googleads.googleapis.com'),
+      apiVersion,
+    },
+    metaAds: meta && {
+      appId: meta[0],
+      appSecret: meta[1],
+      dialogUrl: url('META_DIALOG_URL', 'https://www.facebook.com/v25.0/dialog/oauth'),
+    },
+    sweepIntervalSeconds: readInt(env, 'CONNECTION_SWEEP_INTERVAL_SECONDS', 300, 0, 86_400, problems),
+  };
+}
+
+/** An OAuth client id and its secret: both or neither. The secret is never echoed. */
+function readPair(env: Env, idName: string, secretName: string, problems: string[]): [string, string] | undefined {
+  const id = env[idName]?.trim() ?? '';
+  const secret = env[secretName]?.trim() ?? '';
+  if (id === '' && secret === '') return undefined;
+  if (id === '' || secret === '') {
+    problems.push(`${idName} and ${secretName} are set together or not at all.`);
+    return undefined;
+  }
+  if (id.length > 255 || secret.length > 255) problems.push(`${idName} and ${secretName} must be at most 255 characters.`);
+  return [id, secret];
+}
+
 /**
  * The social-login settings. A provider is configured by its client id and secret together; its
  * URLs have defaults (the real providers) and must be https in production. Secrets are never echoed.
  */
 function readSocialLogin(env: Env, production: boolean, problems: string[]): SocialLoginConfig {
   const secure = production ? ['https:'] : ['http:', 'https:'];
-  const pair = (idName: string, secretName: string): [string, string] | undefined => {
-    const id = env[idName]?.trim() ?? '';
-    const secret = env[secretName]?.trim() ?? '';
-    if (id === '' && secret === '') return undefined;
-    if (id === '' || secret === '') {
-      problems.push(`${idName} and ${secretName} are set together or not at all.`);
-      return undefined;
-    }
-    if (id.length > 255 || secret.length > 255) problems.push(`${idName} and ${secretName} must be at most 255 characters.`);
-    return [id, secret];
-  };
+  const pair = (idName: string, secretName: string) => readPair(env, idName, secretName, problems);
   const base = (name: string, fallback: string) => (readUrl(env, name, secure, problems) ?? fallback).replace(/\/+$/, '');
 
   const googleCredentials = pair('GOOGLE_OAUTH2_CLIENT_ID', 'GOOGLE_OAUTH2_CLIENT_SECRET');

@@ -1,9 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 
-/** Something that must change, in the same transaction, when a connection is deleted. */
+/** Something that must change, in the same transaction, when a connection is deleted or loses its grant. */
 export interface ConnectionRemovalHandler {
   connectionRemoved(connectionId: number, manager: EntityManager): Promise<void>;
+  /** The connection turned `expired` or `revoked`: it stays, but nothing may use it until reconnected. */
+  connectionSuspended(connectionId: number, manager: EntityManager): Promise<void>;
 }
 
 /**
@@ -22,5 +24,9 @@ export class ConnectionRemovalHandlers {
 
   async run(connectionId: number, manager: EntityManager): Promise<void> {
     for (const handler of this.handlers) await handler.connectionRemoved(connectionId, manager);
+  }
+
+  async suspended(connectionId: number, manager: EntityManager): Promise<void> {
+    for (const handler of this.handlers) await handler.connectionSuspended(connectionId, manager);
   }
 }

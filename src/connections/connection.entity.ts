@@ -18,6 +18,8 @@ export type ConnectionStatus = (typeof CONNECTION_STATUSES)[number];
 @Index('connections_customer_name_idx', ['customerId', 'accountName'])
 @Index('connections_customer_created_at_idx', ['customerId', 'createdAt'])
 @Index('connections_customer_updated_at_idx', ['customerId', 'updatedAt'])
+// The one index that does not lead with customer_id: the token sweep looks across workspaces.
+@Index('connections_status_token_expires_at_idx', ['status', 'tokenExpiresAt'])
 export class Connection extends TenantEntity {
   @ManyToOne(() => Customer, { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'customer_id', foreignKeyConstraintName: 'connections_customer_id_fkey' })
@@ -34,6 +36,13 @@ export class Connection extends TenantEntity {
 
   @Column({ type: 'varchar', length: 16, default: 'active' })
   status: ConnectionStatus;
+
+  /**
+   * Why the connection is not active, machine-readable: `invalid_grant` (the grant was revoked or
+   * expired at the provider), `token_expired`, `access_revoked`, `scope_missing`; null when active.
+   */
+  @Column({ name: 'status_reason', type: 'varchar', length: 64, nullable: true })
+  statusReason: string | null;
 
   @Column({ type: 'text', array: true, default: () => "'{}'" })
   scopes: string[];

@@ -10,6 +10,8 @@ export function toConnectionDto(connection: Connection): ConnectionDto {
     external_account_id: connection.externalAccountId,
     account_name: connection.accountName,
     status: connection.status,
+    status_reason: connection.statusReason ?? null,
+    reauthorize_required: connection.status === 'expired' || connection.status === 'revoked',
     scopes: [...connection.scopes],
     connected_by: connection.connectedBy,
     token_expires_at: connection.tokenExpiresAt?.toISOString() ?? null,

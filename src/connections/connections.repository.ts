@@ -28,7 +28,7 @@ export interface StoredTokens {
 
 /** The columns a connection is made of, minus the tokens, which only go in encrypted. */
 export type NewConnection = Pick<Connection, 'platform' | 'externalAccountId' | 'accountName'> &
-  Partial<Pick<Connection, 'status' | 'scopes' | 'connectedBy' | 'tokenExpiresAt' | 'lastRefreshedAt'>>;
+  Partial<Pick<Connection, 'status' | 'statusReason' | 'scopes' | 'connectedBy' | 'tokenExpiresAt' | 'lastRefreshedAt'>>;
 
 /** Connections have no `name`: the SPEC's `ordering=name` sorts by the account name. */
 const ORDERING_COLUMNS: OrderingColumns<Connection> = { ...DEFAULT_ORDERING_COLUMNS, name: 'accountName' };
@@ -68,6 +68,34 @@ export class ConnectionsRepository extends TenantRepository<Connection> {
     delete (saved as Partial<Connection>).accessTokenEncrypted;
     delete (saved as Partial<Connection>).refreshTokenEncrypted;
     return saved;
+  }
+
+  /** The tenant's connection to this account, locked for the transaction that refreshes it in place. */
+  findByAccountForUpdate(platform: Platform, externalAccountId: string, manager: EntityManager): Promise<Connection | null> {
+    return this.query(manager)
+      .andWhere('connection.platform = :platform AND connection.externalAccountId = :externalAccountId', { platform, externalAccountId })
+      .setLock('pessimistic_write')
+      .getOne();
+  }
+
+  /**
+   * Replaces a connection's encrypted tokens (TokenCipher output only). `refreshToken: undefined`
+   * keeps the stored one. The row's other columns are the caller's, through save().
+   */
+  async storeTokens(
+    id: number,
+    tokens: { accessToken: EncryptedToken | null; refreshToken?: EncryptedToken | null },
+    manager: EntityManager,
+  ): Promise<void> {
+    await manager
+      .createQueryBuilder()
+      .update(Connection)
+      .set({
+        accessTokenEncrypted: tokens.accessToken,
+        ...(tokens.refreshToken !== undefined && { refreshTokenEncrypted: tokens.refreshToken }),
+      })
+      .where('customer_id = :tenantCustomerId AND id = :id', { tenantCustomerId: this.tenant.customerId, id })
+      .execute();
   }
 
   /** The encrypted tokens (columns that are `select: false`), or null when the connection is not the tenant's. */

@@ -60,6 +60,11 @@ export class TokenCipher {
     return Buffer.concat([header, nonce, cipher.getAuthTag(), ciphertext]) as EncryptedToken;
   }
 
+  /** Whether a ciphertext is under the current key (else `connection reencrypt` moves it). */
+  isCurrent(data: Buffer): boolean {
+    return data.length >= HEADER_BYTES && data[0] === VERSION && data.subarray(1, HEADER_BYTES).equals(this.current.id);
+  }
+
   decrypt(data: Buffer): string {
     if (data.length < MIN_BYTES) throw new TokenDecryptionError('too short');
     if (data[0] !== VERSION) throw new TokenDecryptionError('unknown format version');

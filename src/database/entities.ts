@@ -7,6 +7,7 @@ import { SocialIdentity } from '../auth/social/social-identity.entity.js';
 import { SocialLoginState } from '../auth/social/social-login-state.entity.js';
 import { IdempotencyKey } from '../common/idempotency/idempotency-key.entity.js';
 import { Connection } from '../connections/connection.entity.js';
+import { ConnectionFlowState } from '../connections/oauth/connection-flow-state.entity.js';
 import { Customer } from '../customers/customer.entity.js';
 import { McpToken } from '../mcp-tokens/mcp-token.entity.js';
 import { Signal } from '../signals/signal.entity.js';
@@ -27,4 +28,5 @@ export const ENTITIES = [
   IdempotencyKey,
   SocialLoginState,
   SocialIdentity,
+  ConnectionFlowState,
 ];

@@ -40,6 +40,21 @@ export class SignalsRepository extends TenantRepository<Signal> {
    * SPEC section 3: deleting a connection clears the connection of every signal that used it and
    * pauses those that were active. Runs in the caller's transaction; returns the signals touched.
    */
+  /** A connection lost its grant: its active signals pause and keep the connection, to resume after a reconnect. */
+  async pauseForConnection(connectionId: number, manager: EntityManager): Promise<number> {
+    const result = await manager
+      .createQueryBuilder()
+      .update(Signal)
+      .set({ status: SignalStatus.paused })
+      .where('customer_id = :customerId AND connection_id = :connectionId AND status = :active', {
+        customerId: this.tenant.customerId,
+        connectionId,
+        active: SignalStatus.active,
+      })
+      .execute();
+    return result.affected ?? 0;
+  }
+
   async detachConnection(connectionId: number, manager: EntityManager): Promise<number> {
     const result = await manager
       .createQueryBuilder()

@@ -12,6 +12,8 @@ class ConnectionReadOnlyFields {
   @ApiHideProperty() @ReadOnlyField() platform?: unknown;
   @ApiHideProperty() @ReadOnlyField() external_account_id?: unknown;
   @ApiHideProperty() @ReadOnlyField() status?: unknown;
+  @ApiHideProperty() @ReadOnlyField() status_reason?: unknown;
+  @ApiHideProperty() @ReadOnlyField() reauthorize_required?: unknown;
   @ApiHideProperty() @ReadOnlyField() scopes?: unknown;
   @ApiHideProperty() @ReadOnlyField() connected_by?: unknown;
   @ApiHideProperty() @ReadOnlyField() token_expires_at?: unknown;
@@ -52,6 +54,27 @@ export class ConnectionDto {
     description: 'Maintained by the platform: `expired` or `revoked` grants need the OAuth flow again.',
   })
   status: string;
+
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    // OpenAPI 3.0: a nullable enum lists null among its values.
+    enum: ['invalid_grant', 'token_expired', 'access_revoked', null],
+    readOnly: true,
+    example: null,
+    description:
+      'Why the connection is not `active`, machine-readable: `invalid_grant` (the provider no longer honours the grant: ' +
+      'revoked or expired there), `token_expired`, `access_revoked` (the person removed the app or changed their password). Null while active.',
+  })
+  status_reason: string | null;
+
+  @ApiProperty({
+    readOnly: true,
+    example: false,
+    description:
+      'True when the grant is gone (`expired` or `revoked`): offer "Reconnect", which runs the OAuth flow again and keeps this id.',
+  })
+  reauthorize_required: boolean;
 
   @ApiProperty({ readOnly: true, example: ['https://www.googleapis.com/auth/adwords'] })
   scopes: string[];

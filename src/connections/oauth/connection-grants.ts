@@ -1,0 +1,161 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Logger } from 'pino';
+import type { EntityManager } from 'typeorm';
+import { Clock } from '../../common/time/clock.js';
+import { Transactions } from '../../database/transactions.js';
+import { LOGGER } from '../../logging/logger.token.js';
+import type { Connection, ConnectionStatus, Platform } from '../connection.entity.js';
+import { ConnectionRemovalHandlers } from '../connection-removal.js';
+import { ConnectionsRepository } from '../connections.repository.js';
+import { TokenCipher } from '../token-cipher.js';
+import { AdPlatformClients } from './ad-platform-clients.js';
+import { type AdAccount, type GrantedTokens, PlatformError } from './platforms/ad-platform-client.js';
+
+/** A Google access token this close to expiry is refreshed before it is handed out. */
+const REFRESH_MARGIN_MS = 60_000;
+
+export type RefreshOutcome = 'refreshed' | 'lost' | 'failed';
+
+/**
+ * The life of a connection's OAuth grant (SPEC section 6): storing it on one connection per
+ * account, refreshing it, and turning the connection `expired` or `revoked` (with its active
+ * signals paused, in the same transaction) when the provider says the grant is gone. Everything
+ * here runs inside the connection's workspace. Plaintext tokens exist only in memory, between the
+ * provider and TokenCipher; they never reach a log or an error.
+ */
+@Injectable()
+export class ConnectionGrants {
+  constructor(
+    private readonly clients: AdPlatformClients,
+    private readonly connections: ConnectionsRepository,
+    private readonly transactions: Transactions,
+    private readonly cipher: TokenCipher,
+    private readonly removal: ConnectionRemovalHandlers,
+    private readonly clock: Clock,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  /**
+   * One connection per account, created or refreshed in place (same id, back to `active`, the
+   * user's own account name kept), all in one transaction: a failure leaves none half-written.
+   */
+  async connect(platform: Platform, accounts: AdAccount[], tokens: GrantedTokens, userId: number): Promise<Connection[]> {
+    const now = this.clock.now();
+    const accessToken = this.cipher.encrypt(tokens.accessToken);
+    const refreshToken = tokens.refreshToken === null ? null : this.cipher.encrypt(tokens.refreshToken);
+    return this.transactions.run(async (manager) => {
+      const connected: Connection[] = [];
+      for (const account of accounts) {
+        const existing = await this.connections.findByAccountForUpdate(platform, account.externalAccountId, manager);
+        if (existing) {
+          Object.assign(existing, {
+            status: 'active',
+            statusReason: null,
+            scopes: tokens.scopes,
+            connectedBy: userId,
+            tokenExpiresAt: tokens.expiresAt,
+            lastRefreshedAt: now,
+          } satisfies Partial<Connection>);
+          await this.connections.save(existing, manager);
+          await this.connections.storeTokens(existing.id, { accessToken, refreshToken }, manager);
+          connected.push(existing);
+        } else {
+          connected.push(
+            await this.connections.insertWithTokens(
+              {
+                platform,
+                externalAccountId: account.externalAccountId,
+                accountName: account.name,
+                status: 'active',
+                statusReason: null,
+                scopes: tokens.scopes,
+                connectedBy: userId,
+                tokenExpiresAt: tokens.expiresAt,
+                lastRefreshedAt: now,
+              },
+              { accessToken, refreshToken },
+              manager,
+            ),
+          );
+        }
+      }
+      return connected;
+    });
+  }
+
+  /**
+   * The access token to call the platform with, refreshed first when it runs out within a minute
+   * (Google's last an hour). Throws a PlatformError when the connection cannot be used: not
+   * active, or its grant gone (then the connection is marked and its active signals paused).
+   */
+  async accessTokenFor(connectionId: number): Promise<string> {
+    const connection = await this.connections.getById(connectionId);
+    if (connection.status !== 'active') throw new PlatformError('invalid_grant', `The connection is ${connection.status}; reconnect it.`);
+    const stored = await this.connections.storedTokens(connectionId);
+    const dueAt = connection.tokenExpiresAt?.getTime() ?? Infinity;
+    if (stored?.accessToken && dueAt - REFRESH_MARGIN_MS > this.clock.nowMs()) return this.cipher.decrypt(stored.accessToken);
+    const outcome = await this.transactions.run((manager) => this.refresh(connectionId, manager));
+    if (outcome.token === undefined) throw outcome.error ?? new PlatformError('invalid_grant', 'The connection has no usable token.');
+    return outcome.token;
+  }
+
+  /** Refreshes the grant now, in the caller's transaction (the sweep holds the row's lock). */
+  async refreshInTransaction(connectionId: number, manager: EntityManager): Promise<RefreshOutcome> {
+    const outcome = await this.refresh(connectionId, manager);
+    if (outcome.token !== undefined) return 'refreshed';
+    return outcome.error?.grantLost ? 'lost' : 'failed';
+  }
+
+  private async refresh(connectionId: number, manager: EntityManager): Promise<{ token?: string; error?: PlatformError }> {
+    const connection = await this.connections.getById(connectionId, { manager, lock: true });
+    const client = this.clients.get(connection.platform);
+    const stored = await this.connections.storedTokens(connectionId, manager);
+    const context = { connection_id: connection.id, customer: connection.customerId, platform: connection.platform };
+    if (!client || !stored || connection.status !== 'active') {
+      return { error: new PlatformError('provider_error', 'This connection cannot be refreshed here.') };
+    }
+    let fresh: GrantedTokens;
+    try {
+      fresh = await client.refresh({
+        accessToken: stored.accessToken && this.cipher.decrypt(stored.accessToken),
+        refreshToken: stored.refreshToken && this.cipher.decrypt(stored.refreshToken),
+      });
+    } catch (error) {
+      if (!(error instanceof PlatformError)) throw error;
+      if (error.grantLost) {
+        await this.suspend(connection, error.failure === 'access_revoked' ? 'revoked' : 'expired', error.failure, manager);
+        this.logger.warn({ ...context, reason: error.failure }, 'connection grant lost');
+      } else {
+        this.logger.warn({ ...context, reason: error.failure }, 'connection token refresh failed');
+      }
+      return { error };
+    }
+    connection.tokenExpiresAt = fresh.expiresAt;
+    connection.lastRefreshedAt = this.clock.now();
+    if (fresh.scopes.length > 0) connection.scopes = fresh.scopes;
+    await this.connections.save(connection, manager);
+    await this.connections.storeTokens(
+      connection.id,
+      {
+        accessToken: this.cipher.encrypt(fresh.accessToken),
+        refreshToken: fresh.refreshToken === null ? undefined : this.cipher.encrypt(fresh.refreshToken),
+      },
+      manager,
+    );
+    this.logger.info(context, 'connection token refreshed');
+    return { token: fresh.accessToken };
+  }
+
+  /** The grant is gone: the connection says why and needs a reconnect, and its active signals pause. */
+  private async suspend(
+    connection: Connection,
+    status: Extract<ConnectionStatus, 'expired' | 'revoked'>,
+    reason: string,
+    manager: EntityManager,
+  ): Promise<void> {
+    connection.status = status;
+    connection.statusReason = reason;
+    await this.connections.save(connection, manager);
+    await this.removal.suspended(connection.id, manager);
+  }
+}

@@ -1,0 +1,25 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { TextField } from '../../../common/validation/fields.js';
+
+export class StartConnectionFlowDto {
+  @TextField({
+    max: 512,
+    optional: true,
+    default: undefined,
+    description:
+      'The page of the web interface the browser lands on afterwards (a path under `/app`, never an absolute URL), with ' +
+      '`connected=N` or `error=<code>` and `platform` added to its query. Default `/app/connections`.',
+    example: '/app/connections',
+  })
+  return_to?: string;
+}
+
+export class ConnectionFlowStartedDto {
+  @ApiProperty({
+    format: 'uri',
+    description: 'Send the browser here. The provider sends it back to `/oauth/connections/{platform}/callback`.',
+    example:
+      'https://accounts.google.com/o/oauth2/v2/auth?client_id=…&scope=https%3A%2F%2Fwww.googleapis.com%2Fauth%2Fadwords&access_type=offline&…',
+  })
+  authorization_url: string;
+}
