@@ -79,8 +79,14 @@ describe('connecting ad accounts by OAuth (SPEC section 6)', () => {
     meta.killTokens(undefined);
   });
 
+  /** The browser's flow cookie, as the last start set it (the browser sends it back to the callback). */
+  let flowCookie = '';
+
   async function start(slug: string, access = editor.access, body?: object): Promise<Response> {
-    return api.request(`/oauth/connections/${slug}/start`, send('POST', body, bearer(access)));
+    const response = await api.request(`/oauth/connections/${slug}/start`, send('POST', body, bearer(access)));
+    const cookie = response.headers.get('set-cookie');
+    if (cookie) flowCookie = cookie.split(';')[0]!;
+    return response;
   }
 
   /** The browser's trip: to the provider, back to the callback, and the page the callback sends it to. */
@@ -95,8 +101,8 @@ describe('connecting ad accounts by OAuth (SPEC section 6)', () => {
     return followCallback(callback);
   }
 
-  async function followCallback(callback: URL): Promise<URL> {
-    const response = await fetch(callback, { redirect: 'manual' });
+  async function followCallback(callback: URL, cookie = flowCookie): Promise<URL> {
+    const response = await fetch(callback, { redirect: 'manual', headers: cookie ? { cookie } : {} });
     expect(response.status).toBe(302);
     return new URL(response.headers.get('location')!);
   }
@@ -198,6 +204,36 @@ describe('connecting ad accounts by OAuth (SPEC section 6)', () => {
     );
   });
 
+  it('finishes a flow only in the browser that started it', async () => {
+    google.accounts = [{ id: '1212121212', name: 'Phished Co' }];
+    const started = await start('google-ads');
+    expect(started.headers.get('set-cookie')).toMatch(
+      /^connection_flow=[\w-]{43}; Path=\/oauth\/connections\/; Max-Age=600; HttpOnly; SameSite=Lax$/,
+    );
+    const { authorization_url } = (await started.json()) as { authorization_url: string };
+    const callback = new URL((await fetch(authorization_url, { redirect: 'manual' })).headers.get('location')!);
+    // Someone else's browser (the link was forwarded to them) has no cookie, or another one.
+    expect((await followCallback(callback, '')).searchParams.get('error')).toBe('browser_mismatch');
+    expect((await connections()).some((connection) => connection.external_account_id === '1212121212')).toBe(false);
+  });
+
+  it('keeps a connection active when the refresh fails for a reason other than the grant (a rotated client secret)', async () => {
+    google.accounts = [{ id: '3434343434', name: 'Misconfigured Co' }];
+    await connect('google-ads');
+    const secret = google.clientSecret;
+    google.clientSecret = 'rotated-at-google';
+    try {
+      api.clock.advance(DAY_MS + HOUR_MS);
+      const counts = await api.app.get(ConnectionSweep).sweep();
+      expect(counts.failed).toBeGreaterThanOrEqual(1);
+      expect(counts.lost).toBe(0);
+    } finally {
+      google.clientSecret = secret;
+    }
+    const [connection] = (await connections()).filter((candidate) => candidate.external_account_id === '3434343434');
+    expect(connection).toMatchObject({ status: 'active', status_reason: null });
+  });
+
   it('lets only admins and editors with a JWT start, and refuses return pages outside the web interface', async () => {
     const viewer = await createUser(api, workspace, { role: 'viewer' });
     const viewerStart = await start('google-ads', (await login(api, viewer)).access);
@@ -207,7 +243,14 @@ describe('connecting ad accounts by OAuth (SPEC section 6)', () => {
     expect((await api.request('/oauth/connections/google-ads/start', { method: 'POST' })).status).toBe(401);
     expect((await start('tiktok-ads')).status).toBe(404);
     expect((await api.request('/oauth/connections/tiktok-ads/callback?state=x')).status).toBe(404);
-    for (const returnTo of ['https://evil.example/app', '//evil.example/app', '/app/../admin', '/api/v1/audiences/', '/app\\evil']) {
+    for (const returnTo of [
+      'https://evil.example/app',
+      '//evil.example/app',
+      '/app/../admin',
+      '/app/%2e%2e/admin',
+      '/api/v1/audiences/',
+      '/app\\evil',
+    ]) {
       const response = await start('google-ads', editor.access, { return_to: returnTo });
       expect({ returnTo, status: response.status }).toEqual({ returnTo, status: 400 });
     }

@@ -41,8 +41,8 @@ function providerEnv(google: TestOidcProvider | undefined, facebook: FakeFaceboo
 }
 
 /** GET the authorization URL, as a client does before sending the browser there. */
-async function startLogin(api: TestApp, provider: string, redirectUri: string): Promise<string> {
-  const response = await api.request(`/api/v1/auth/o/${provider}/?redirect_uri=${encodeURIComponent(redirectUri)}`);
+async function startLogin(api: TestApp, provider: string, redirectUri: string, headers: Record<string, string> = {}): Promise<string> {
+  const response = await api.request(`/api/v1/auth/o/${provider}/?redirect_uri=${encodeURIComponent(redirectUri)}`, { headers });
   expect(response.status).toBe(200);
   return ((await response.json()) as { authorization_url: string }).authorization_url;
 }
@@ -64,11 +64,14 @@ describe('social login with Google (OpenID Connect against a real provider)', ()
   });
 
   /** A Google account, signed in at the provider, and the callback URL the browser comes back with. */
-  async function googleCallback(email: string, options: { verified?: boolean; redirectUri?: string } = {}) {
+  async function googleCallback(email: string, options: { verified?: boolean; redirectUri?: string; linkWith?: string } = {}) {
     const account = `google-${unique()}`;
     google.accounts.set(account, { email, email_verified: options.verified ?? true });
     const redirectUri = options.redirectUri ?? GOOGLE_REDIRECT;
-    const callback = await authorizeInBrowser(await startLogin(api, 'google-oauth2', redirectUri), redirectUri, { login: account });
+    const headers = options.linkWith ? bearer(options.linkWith) : {};
+    const callback = await authorizeInBrowser(await startLogin(api, 'google-oauth2', redirectUri, headers), redirectUri, {
+      login: account,
+    });
     return { account, callback, code: callback.searchParams.get('code')!, state: callback.searchParams.get('state')! };
   }
 
@@ -245,7 +248,10 @@ describe('social login with Google (OpenID Connect against a real provider)', ()
     const user = await createUser(api, workspace);
     const tokens = await login(api, user);
     // A Google account with another email, not even verified: linking rests on the user's session.
-    const { account, code, state } = await googleCallback(`private-${unique()}@gmail.example`, { verified: false });
+    const { account, code, state } = await googleCallback(`private-${unique()}@gmail.example`, {
+      verified: false,
+      linkWith: tokens.access,
+    });
     const linked = await finish({ code, state }, bearer(tokens.access));
     expect(linked.status).toBe(201);
     expect(((await linked.json()) as LoginResult).user.id).toBe(user.id);
@@ -256,13 +262,39 @@ describe('social login with Google (OpenID Connect against a real provider)', ()
 
     // A user of another workspace cannot take the account over.
     const intruder = await createUser(api, await createWorkspace(api));
-    const attempt = await authorizeInBrowser(await startLogin(api, 'google-oauth2', GOOGLE_REDIRECT), GOOGLE_REDIRECT, { login: account });
+    const intruderAccess = (await login(api, intruder)).access;
+    const attempt = await authorizeInBrowser(
+      await startLogin(api, 'google-oauth2', GOOGLE_REDIRECT, bearer(intruderAccess)),
+      GOOGLE_REDIRECT,
+      { login: account },
+    );
     const taken = await finish(
       { code: attempt.searchParams.get('code')!, state: attempt.searchParams.get('state')! },
-      bearer((await login(api, intruder)).access),
+      bearer(intruderAccess),
     );
     expect(taken.status).toBe(409);
     expect(((await taken.json()) as Problem).code).toBe('conflict');
+  });
+
+  it('binds a link to the user who started it, so a code and state cannot be slipped to someone else', async () => {
+    const victim = await createUser(api, await createWorkspace(api));
+    const victimAccess = (await login(api, victim)).access;
+    // The attacker's own Google account, through a login flow: a victim's token cannot finish it as a link.
+    const login1 = await googleCallback(`attacker-${unique()}@example.com`, { verified: false });
+    const slipped = await finish({ code: login1.code, state: login1.state }, bearer(victimAccess));
+    expect(slipped.status).toBe(400);
+    expect(((await slipped.json()) as Problem).errors?.state).toEqual([expect.stringContaining('for a login')]);
+
+    // A link flow started by the attacker cannot be finished by the victim either, nor without a token.
+    const attacker = await createUser(api, await createWorkspace(api));
+    const attackerAccess = (await login(api, attacker)).access;
+    const link1 = await googleCallback(`attacker-${unique()}@example.com`, { linkWith: attackerAccess });
+    const other = await finish({ code: link1.code, state: link1.state }, bearer(victimAccess));
+    expect(other.status).toBe(400);
+    expect(((await other.json()) as Problem).errors?.state).toEqual([expect.stringContaining('link')]);
+    const link2 = await googleCallback(`attacker-${unique()}@example.com`, { linkWith: attackerAccess });
+    const anonymous = await finish({ code: link2.code, state: link2.state });
+    expect(anonymous.status).toBe(400);
   });
 
   it('answers a bad credential on the POST with 401 or 403, never ignoring it', async () => {
@@ -347,9 +379,9 @@ describe('social login with Facebook (OAuth 2 and the Graph API, against a local
     facebook.failing = false;
   });
 
-  async function facebookCallback(signedIn: FakeFacebook['signedIn']) {
+  async function facebookCallback(signedIn: FakeFacebook['signedIn'], linkWith?: string) {
     facebook.signedIn = signedIn;
-    const authorizationUrl = await startLogin(api, 'facebook', FACEBOOK_REDIRECT);
+    const authorizationUrl = await startLogin(api, 'facebook', FACEBOOK_REDIRECT, linkWith ? bearer(linkWith) : {});
     const callback = await authorizeInBrowser(authorizationUrl, FACEBOOK_REDIRECT, { login: 'unused' });
     return {
       authorizationUrl: new URL(authorizationUrl),
@@ -374,7 +406,7 @@ describe('social login with Facebook (OAuth 2 and the Graph API, against a local
     expect(((await refused.json()) as Problem).code).toBe('authentication_failed');
 
     const tokens = await login(api, user);
-    const link = await facebookCallback(person);
+    const link = await facebookCallback(person, tokens.access);
     const linked = await finish({ code: link.code, state: link.state }, bearer(tokens.access));
     expect(linked.status).toBe(201);
 

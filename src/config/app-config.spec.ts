@@ -263,3 +263,21 @@ describe('loadConfig: ad-platform OAuth apps', () => {
     expect(problems.join()).not.toMatch(/do-not-echo|only-secret/);
   });
 });
+
+describe('loadConfig: public origin of the OAuth callbacks', () => {
+  it('requires PUBLIC_BASE_URL in production once an ad platform is configured', () => {
+    const env = {
+      NODE_ENV: 'production',
+      JWT_SECRET: SECRET,
+      ENCRYPTION_KEY: KEY,
+      DATABASE_URL: 'postgres://db/app',
+      ALLOWED_HOSTS: '.example.com',
+      META_APP_ID: '42',
+      META_APP_SECRET: 'meta-secret',
+    };
+    expect(problemsOf(env)).toEqual([
+      'PUBLIC_BASE_URL is required when NODE_ENV=production and an ad platform (GOOGLE_ADS_* or META_APP_*) is configured.',
+    ]);
+    expect(problemsOf({ ...env, PUBLIC_BASE_URL: 'https://api.example.com' })).toEqual([]);
+  });
+});

@@ -227,6 +227,10 @@ export function loadConfig(env: Env = process.env): AppConfig {
     demoWorkspace: readBoolean(env, 'DEMO_WORKSPACE', !production, problems),
     socialLogin: readSocialLogin(env, production, problems),
   };
+  if (production && publicBaseUrl === undefined && (config.adPlatforms.googleAds || config.adPlatforms.metaAds)) {
+    // The OAuth callback and the page it returns to are built on it; a Host header must not decide them.
+    problems.push('PUBLIC_BASE_URL is required when NODE_ENV=production and an ad platform (GOOGLE_ADS_* or META_APP_*) is configured.');
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);
 }

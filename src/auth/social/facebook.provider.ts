@@ -90,7 +90,11 @@ export class FacebookProvider implements SocialProvider {
         await response.body?.cancel();
         throw providerUnavailable(this.label);
       }
-      body = await response.json().catch(() => undefined);
+      body = await response.json().catch((error: unknown) => {
+        // A body cut off by the time-out is the provider being slow; one that is not JSON is an answer.
+        if (isNetworkFailure(error)) throw error;
+        return undefined;
+      });
     } catch (error) {
       throw isNetworkFailure(error) ? providerUnavailable(this.label) : error;
     }

@@ -99,10 +99,14 @@ export class GoogleOidcProvider implements SocialProvider {
       return error.status >= 500 ? providerUnavailable(this.label) : codeRefused(this.label, error.error);
     }
     if (error instanceof oidc.AuthorizationResponseError) return codeRefused(this.label, error.error);
+    if (error instanceof oidc.WWWAuthenticateChallengeError) return codeRefused(this.label, 'invalid_client');
     if (isNetworkFailure(error)) return providerUnavailable(this.label);
     if (error instanceof oidc.ClientError) {
       const status = (error.cause as { status?: unknown } | undefined)?.status;
       if (error.code === 'OAUTH_RESPONSE_IS_NOT_CONFORM' && typeof status === 'number' && status >= 500)
+        return providerUnavailable(this.label);
+      // openid-client wraps a time-out or an abort (and a failed fetch) in a ClientError of its own.
+      if (error.code === 'OAUTH_TIMEOUT' || error.code === 'OAUTH_ABORT' || isNetworkFailure(error.cause))
         return providerUnavailable(this.label);
       return verificationFailed(this.label, error.message);
     }

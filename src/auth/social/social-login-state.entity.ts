@@ -1,4 +1,5 @@
-import { Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
+import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, type Relation } from 'typeorm';
+import { User } from '../../users/user.entity.js';
 
 /**
  * One social login in progress, between the authorization URL and the POST that finishes it. The
@@ -24,6 +25,18 @@ export class SocialLoginState {
   /** OpenID Connect: the ID token must carry this nonce. */
   @Column({ type: 'varchar', length: 128 })
   nonce: string;
+
+  /**
+   * Set when a signed-in user started the flow to link an account (the GET carried their access
+   * token): only that user's POST may finish it. Null for a login, which no token may finish.
+   */
+  @Index('social_login_states_user_id_idx')
+  @Column({ name: 'user_id', type: 'integer', nullable: true })
+  userId: number | null;
+
+  @ManyToOne(() => User, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'user_id', foreignKeyConstraintName: 'social_login_states_user_id_fkey' })
+  user?: Relation<User>;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;

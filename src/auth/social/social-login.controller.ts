@@ -1,4 +1,4 @@
-import { Controller, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
+import { Controller, Get, HttpCode, Param, Post, Req } from '@nestjs/common';
 import { RouteConfig } from '@nestjs/platform-fastify';
 import {
   ApiBody,
@@ -16,7 +16,7 @@ import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../../common/errors/api-error.js';
 import { validateDto } from '../../common/validation/validate-dto.js';
 import { ApiProblem } from '../../openapi/problem-details.schema.js';
-import { PublicLimitedByIp, PublicOrPersonal } from '../access.decorators.js';
+import { PublicOrPersonal } from '../access.decorators.js';
 import { AuthorizationUrlDto, SocialLoginDto, SocialLoginResultDto, SocialLoginStartQuery } from './dto/social-login.dto.js';
 import { SOCIAL_PROVIDERS } from './social-provider.js';
 import { SocialLoginService } from './social-login.service.js';
@@ -39,13 +39,16 @@ export class SocialLoginController {
   constructor(private readonly social: SocialLoginService) {}
 
   @Get(':provider')
-  @PublicLimitedByIp()
+  // With an access token, the flow links an account to that user (and only they can finish it).
+  @PublicOrPersonal()
   @PROVIDER_PARAM
   @ApiOperation({
     summary: 'Start a social login',
     description:
       'Returns the URL to send the browser to. The state in it is single use, valid for 10 minutes and bound to the provider, ' +
-      'the redirect URI, a PKCE verifier and (Google) a nonce, all kept server-side: no cookie is needed.',
+      'the redirect URI, a PKCE verifier and (Google) a nonce, all kept server-side: no cookie is needed. ' +
+      'Sent with `Authorization: Bearer <access>`, the flow links the provider account to that user instead of signing in, ' +
+      'and only a POST with that user’s token can finish it.',
   })
   @ApiOkResponse({ type: AuthorizationUrlDto, description: 'The provider’s authorization URL.' })
   @ApiProblem(400, '`redirect_uri` missing or not on the allow-list (`validation_error` under `errors.redirect_uri`).', {
@@ -55,8 +58,18 @@ export class SocialLoginController {
   @ApiProblem(503, 'Google’s discovery document could not be read, or the database is down (`service_unavailable`).', {
     detail: 'Google could not be reached. Try again shortly.',
   })
-  start(@Param('provider') provider: string, @Query() query: SocialLoginStartQuery): Promise<AuthorizationUrlDto> {
-    return this.social.start(provider, query.redirect_uri);
+  @ApiQuery({
+    name: 'redirect_uri',
+    required: true,
+    schema: { type: 'string', format: 'uri', minLength: 1, maxLength: 2048 },
+    description: 'Where the provider sends the browser back; one of SOCIAL_AUTH_ALLOWED_REDIRECT_URIS, exactly.',
+    example: 'https://app.example.com/auth/callback/google',
+  })
+  async start(@Param('provider') provider: string, @Req() request: FastifyRequest): Promise<AuthorizationUrlDto> {
+    // An unknown provider is a 404 whatever the query says.
+    this.social.assertConfigured(provider);
+    const query = await validateDto(SocialLoginStartQuery, request.query ?? {});
+    return this.social.start(provider, query.redirect_uri, request.identity);
   }
 
   @Post(':provider')
@@ -105,6 +118,7 @@ export class SocialLoginController {
   })
   @ApiProblem(415, 'The body is neither JSON nor a form (`unsupported_media_type`).')
   async finish(@Param('provider') provider: string, @Req() request: FastifyRequest): Promise<SocialLoginResultDto> {
+    this.social.assertConfigured(provider);
     const query = request.query as Record<string, unknown>;
     const fromQuery = Object.fromEntries(CALLBACK_FIELDS.filter((name) => query[name] !== undefined).map((name) => [name, query[name]]));
     const body: unknown = request.body ?? {};

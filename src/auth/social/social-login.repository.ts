@@ -4,7 +4,10 @@ import type { Repository } from 'typeorm';
 import { SocialIdentity } from './social-identity.entity.js';
 import { SocialLoginState } from './social-login-state.entity.js';
 
-export type NewLoginState = Pick<SocialLoginState, 'stateHash' | 'provider' | 'redirectUri' | 'codeVerifier' | 'nonce' | 'expiresAt'>;
+export type NewLoginState = Pick<
+  SocialLoginState,
+  'stateHash' | 'provider' | 'redirectUri' | 'codeVerifier' | 'nonce' | 'userId' | 'expiresAt'
+>;
 
 /**
  * All SQL of social login: the pending states and the provider identities linked to users. Not a
@@ -26,11 +29,13 @@ export class SocialLoginRepository {
 
   /** Removes and returns the state: one DELETE … RETURNING (TypeORM answers an UPDATE or DELETE with [rows, count]), so a state is used at most once even by two racing requests. */
   async takeState(stateHash: Buffer): Promise<Omit<NewLoginState, 'stateHash'> | null> {
-    const [rows]: [{ provider: string; redirect_uri: string; code_verifier: string; nonce: string; expires_at: Date }[], number] =
-      await this.states.manager.query(
-        `DELETE FROM social_login_states WHERE state_hash = $1 RETURNING provider, redirect_uri, code_verifier, nonce, expires_at`,
-        [stateHash],
-      );
+    const [rows]: [
+      { provider: string; redirect_uri: string; code_verifier: string; nonce: string; user_id: number | null; expires_at: Date }[],
+      number,
+    ] = await this.states.manager.query(
+      `DELETE FROM social_login_states WHERE state_hash = $1 RETURNING provider, redirect_uri, code_verifier, nonce, user_id, expires_at`,
+      [stateHash],
+    );
     const row = rows[0];
     return row
       ? {
@@ -38,6 +43,7 @@ export class SocialLoginRepository {
           redirectUri: row.redirect_uri,
           codeVerifier: row.code_verifier,
           nonce: row.nonce,
+          userId: row.user_id,
           expiresAt: row.expires_at,
         }
       : null;

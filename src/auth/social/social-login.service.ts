@@ -61,8 +61,13 @@ export class SocialLoginService {
     if (facebook) this.providers.set('facebook', new FacebookProvider(facebook, config.providerTimeoutMs));
   }
 
-  /** GET /auth/o/{provider}/: where to send the browser. */
-  async start(providerName: string, redirectUri: string | undefined): Promise<{ authorization_url: string }> {
+  /**
+   * GET /auth/o/{provider}/: where to send the browser. With `linkFor` (the GET carried a valid
+   * access token) the flow links an account to that user, and only that user's POST can finish it:
+   * else a code and state obtained with someone else's provider account could be slipped to a
+   * signed-in victim and linked to them.
+   */
+  async start(providerName: string, redirectUri: string | undefined, linkFor?: Identity): Promise<{ authorization_url: string }> {
     const provider = this.provider(providerName);
     const redirect = this.allowedRedirectUri(redirectUri);
     const state = randomBytes(32).toString('base64url');
@@ -82,6 +87,7 @@ export class SocialLoginService {
         redirectUri: redirect,
         codeVerifier,
         nonce,
+        userId: linkFor?.kind === 'user' ? linkFor.userId : null,
         expiresAt: new Date(now.getTime() + STATE_LIFETIME_MS),
       },
       now,
@@ -121,6 +127,14 @@ export class SocialLoginService {
     if (pending.provider !== provider.name) throw stateError(`This state was issued for another provider, not ${provider.label}.`);
     if (callback.redirect_uri !== undefined && normalizedUrl(callback.redirect_uri) !== pending.redirectUri)
       throw stateError('This state was issued for another redirect_uri.');
+    const linkingUser = linkTo?.kind === 'user' ? linkTo.userId : null;
+    if (pending.userId !== linkingUser) {
+      throw stateError(
+        pending.userId === null
+          ? 'This state was issued for a login, not for linking; start the link with your access token on the GET.'
+          : 'This state was issued to link an account to a signed-in user; finish it with that user’s access token.',
+      );
+    }
     if (callback.error !== undefined) {
       const reason = callback.error_description ? `${callback.error}: ${callback.error_description}` : callback.error;
       throw ApiError.field('code', `${provider.label} did not grant access (${reason.slice(0, 200)}).`);
@@ -165,6 +179,11 @@ export class SocialLoginService {
     if (!user || !user.isActive) throw LOGIN_FAILED();
     const pair = await this.sessions.start(user);
     return { access: pair.access, refresh: pair.refresh, user: { id: user.id, email: user.email } };
+  }
+
+  /** 404 unless `name` is a configured provider. */
+  assertConfigured(name: string): void {
+    this.provider(name);
   }
 
   private provider(name: string): SocialProvider {

@@ -43,6 +43,14 @@ export class ConnectionFlowState {
   @Column({ name: 'return_url', type: 'varchar', length: 2048 })
   returnUrl: string;
 
+  /**
+   * SHA-256 of the flow cookie of the browser that started the flow: the callback must come back
+   * in that browser, so a consent link cannot be sent to someone else to connect their accounts
+   * into the starter's workspace.
+   */
+  @Column({ name: 'browser_hash', type: 'bytea' })
+  browserHash: Buffer;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 

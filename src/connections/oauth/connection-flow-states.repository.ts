@@ -31,12 +31,13 @@ export class ConnectionFlowStatesRepository {
         code_verifier: string;
         redirect_uri: string;
         return_url: string;
+        browser_hash: Buffer;
         expires_at: Date;
       }[],
       number,
     ] = await this.states.manager.query(
       `DELETE FROM connection_flow_states WHERE state_hash = $1
-       RETURNING platform, customer_id, user_id, code_verifier, redirect_uri, return_url, expires_at`,
+       RETURNING platform, customer_id, user_id, code_verifier, redirect_uri, return_url, browser_hash, expires_at`,
       [stateHash],
     );
     const row = rows[0];
@@ -48,6 +49,7 @@ export class ConnectionFlowStatesRepository {
           codeVerifier: row.code_verifier,
           redirectUri: row.redirect_uri,
           returnUrl: row.return_url,
+          browserHash: row.browser_hash,
           expiresAt: row.expires_at,
         }
       : null;

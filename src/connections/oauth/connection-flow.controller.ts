@@ -1,5 +1,6 @@
 import { Controller, Get, HttpCode, Inject, Param, Post, Req, Res } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Personal, PublicLimitedByIp } from '../../auth/access.decorators.js';
 import { ApiError } from '../../common/errors/api-error.js';
@@ -8,7 +9,7 @@ import { validateDto } from '../../common/validation/validate-dto.js';
 import type { AppConfig } from '../../config/app-config.js';
 import { APP_CONFIG } from '../../config/config.token.js';
 import { ApiProblem } from '../../openapi/problem-details.schema.js';
-import { DEFAULT_RETURN_TO, ConnectionFlowService, PLATFORM_SLUGS } from './connection-flow.service.js';
+import { DEFAULT_RETURN_TO, ConnectionFlowService, FLOW_LIFETIME_MS, PLATFORM_SLUGS } from './connection-flow.service.js';
 import { ConnectionFlowStartedDto, StartConnectionFlowDto } from './dto/connection-flow.dto.js';
 
 const PLATFORM_PARAM = ApiParam({
@@ -16,6 +17,20 @@ const PLATFORM_PARAM = ApiParam({
   enum: Object.keys(PLATFORM_SLUGS),
   description: 'The ad platform; one whose OAuth app is not configured answers 404.',
 });
+
+/**
+ * The cookie that ties a flow to the browser that started it: HttpOnly, SameSite=Lax (sent on the
+ * provider's top-level redirect back to the callback), scoped to /oauth/connections/.
+ */
+const FLOW_COOKIE = 'connection_flow';
+
+function flowCookieOf(request: FastifyRequest): string | undefined {
+  for (const part of (request.headers.cookie ?? '').split(';')) {
+    const [name, value] = part.trim().split('=', 2);
+    if (name === FLOW_COOKIE && value !== undefined && /^[A-Za-z0-9_-]{43}$/.test(value)) return value;
+  }
+  return undefined;
+}
 
 /** The OAuth flows that create connections (SPEC section 6), started from the web interface. */
 @ApiTags('connections')
@@ -44,12 +59,25 @@ export class ConnectionFlowController {
   })
   @ApiProblem(403, 'A viewer, or an API key (`permission_denied`).', { detail: 'Viewers cannot connect accounts.' })
   @ApiProblem(404, 'Unknown platform, or its OAuth app is not configured (`not_found`).')
-  async start(@Param('platform') slug: string, @Req() request: FastifyRequest): Promise<ConnectionFlowStartedDto> {
+  async start(
+    @Param('platform') slug: string,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<ConnectionFlowStartedDto> {
     const identity = request.identity;
     if (identity?.kind !== 'user') throw ApiError.permissionDenied();
     if (identity.role === 'viewer') throw ApiError.permissionDenied('Viewers cannot connect accounts.');
     const body = await validateDto(StartConnectionFlowDto, request.body ?? {});
-    return this.flows.start(slug, identity, body.return_to, requestUrl(request, this.config).origin);
+    const origin = this.publicOrigin(request);
+    // One flow cookie per browser, reused by its later flows, so two tabs' flows do not cancel each other.
+    const browser = flowCookieOf(request) ?? randomBytes(32).toString('base64url');
+    const started = await this.flows.start(slug, identity, body.return_to, origin, browser);
+    const secure = origin.startsWith('https:') ? '; Secure' : '';
+    void reply.header(
+      'set-cookie',
+      `${FLOW_COOKIE}=${browser}; Path=/oauth/connections/; Max-Age=${FLOW_LIFETIME_MS / 1000}; HttpOnly; SameSite=Lax${secure}`,
+    );
+    return started;
   }
 
   @Get(':platform/callback')
@@ -60,7 +88,8 @@ export class ConnectionFlowController {
     description:
       'Where Google or Meta sends the browser back. No credential: the state names the user, workspace and platform. ' +
       'Always answers 302 to the web interface page the flow started from, with `platform` and either `connected=N` ' +
-      '(connections created or refreshed) or `error=` one of `access_denied`, `invalid_state`, `expired_state`, `missing_code`, ' +
+      '(connections created or refreshed) or `error=` one of `access_denied`, `invalid_state`, `expired_state`, ' +
+      '`browser_mismatch` (the callback came back in another browser than the one that started the flow), `missing_code`, ' +
       '`invalid_code`, `scope_missing`, `no_accounts`, `permission_denied`, `provider_unavailable`, `provider_error`, ' +
       '`invalid_grant`, `temporarily_unavailable`, `server_error`.',
   })
@@ -85,8 +114,16 @@ export class ConnectionFlowController {
   @ApiProblem(404, 'Unknown platform (`not_found`).')
   async callback(@Param('platform') slug: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     if (PLATFORM_SLUGS[slug] === undefined) throw ApiError.notFound();
-    const fallback = `${requestUrl(request, this.config).origin}${DEFAULT_RETURN_TO}`;
-    const location = await this.flows.callback(slug, request.query as Record<string, unknown>, fallback);
+    const fallback = `${this.publicOrigin(request)}${DEFAULT_RETURN_TO}`;
+    const location = await this.flows.callback(slug, request.query as Record<string, unknown>, fallback, flowCookieOf(request));
     await reply.redirect(location, 302);
+  }
+
+  /**
+   * Where this service is reached: PUBLIC_BASE_URL (path prefix included), which production
+   * requires when an ad platform is configured; else the request's Host when ALLOWED_HOSTS has it.
+   */
+  private publicOrigin(request: FastifyRequest): string {
+    return this.config.publicBaseUrl ?? requestUrl(request, this.config).origin;
   }
 }

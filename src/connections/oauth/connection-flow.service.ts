@@ -30,6 +30,7 @@ export type FlowOutcome =
   | 'access_denied'
   | 'invalid_state'
   | 'expired_state'
+  | 'browser_mismatch'
   | 'missing_code'
   | 'no_accounts'
   | 'permission_denied'
@@ -66,11 +67,13 @@ export class ConnectionFlowService {
     user: { userId: number; customerId: number },
     returnTo: string | undefined,
     origin: string,
+    browser: string,
   ): Promise<{ authorization_url: string }> {
     const client = this.clientOf(slug);
     if (!client) throw ApiError.notFound(`Connecting "${slug.slice(0, 32)}" is not available here.`);
     const path = returnTo ?? DEFAULT_RETURN_TO;
-    if (path.length > 512 || !RETURN_TO.test(path) || path.includes('..'))
+    // Percent-encoded dots (`/app/%2e%2e/x`) would resolve out of /app: the path must be its own normal form.
+    if (path.length > 512 || !RETURN_TO.test(path) || path.includes('..') || new URL(path, 'http://x').pathname !== path)
       throw ApiError.field('return_to', 'Must be a path of the web interface, such as /app/connections.');
     const state = randomBytes(32).toString('base64url');
     const codeVerifier = randomPKCECodeVerifier();
@@ -85,6 +88,7 @@ export class ConnectionFlowService {
         codeVerifier,
         redirectUri,
         returnUrl: `${origin}${path}`,
+        browserHash: sha256(browser),
         expiresAt: new Date(now.getTime() + FLOW_LIFETIME_MS),
       },
       now,
@@ -97,7 +101,7 @@ export class ConnectionFlowService {
    * Finishes a flow and answers where to send the browser: the flow's return page with
    * `connected=N`, or with `error=<outcome>`; without a usable state, `fallback` with the error.
    */
-  async callback(slug: string, query: Record<string, unknown>, fallback: string): Promise<string> {
+  async callback(slug: string, query: Record<string, unknown>, fallback: string, browser: string | undefined): Promise<string> {
     const platform = PLATFORM_SLUGS[slug];
     const text = (name: string) => (typeof query[name] === 'string' ? (query[name] as string) : undefined);
     const state = text('state');
@@ -120,6 +124,7 @@ export class ConnectionFlowService {
     if (!pending || pending.platform !== platform) return failed(fallback, 'invalid_state');
     const back = pending.returnUrl;
     if (pending.expiresAt.getTime() <= this.clock.nowMs()) return failed(back, 'expired_state');
+    if (browser === undefined || !sha256(browser).equals(pending.browserHash)) return failed(back, 'browser_mismatch');
     // Google and Meta both answer a refused consent with ?error=access_denied.
     if (text('error') !== undefined) return failed(back, 'access_denied');
     const code = text('code');

@@ -7,7 +7,8 @@ import { LOGGER } from '../../logging/logger.token.js';
 import type { Connection, ConnectionStatus, Platform } from '../connection.entity.js';
 import { ConnectionRemovalHandlers } from '../connection-removal.js';
 import { ConnectionsRepository } from '../connections.repository.js';
-import { TokenCipher } from '../token-cipher.js';
+import { type EncryptedToken, TokenCipher } from '../token-cipher.js';
+import { isUniqueViolation } from '../../common/errors/database-errors.js';
 import { AdPlatformClients } from './ad-platform-clients.js';
 import { type AdAccount, type GrantedTokens, PlatformError } from './platforms/ad-platform-client.js';
 
@@ -43,6 +44,24 @@ export class ConnectionGrants {
     const now = this.clock.now();
     const accessToken = this.cipher.encrypt(tokens.accessToken);
     const refreshToken = tokens.refreshToken === null ? null : this.cipher.encrypt(tokens.refreshToken);
+    try {
+      return await this.connectOnce(platform, accounts, { accessToken, refreshToken }, tokens, userId, now);
+    } catch (error) {
+      // Two callbacks for the same new account at once: the loser's insert meets the winner's row,
+      // which the second try finds and refreshes in place.
+      if (!isUniqueViolation(error, 'connections_customer_account_key')) throw error;
+      return this.connectOnce(platform, accounts, { accessToken, refreshToken }, tokens, userId, now);
+    }
+  }
+
+  private connectOnce(
+    platform: Platform,
+    accounts: AdAccount[],
+    { accessToken, refreshToken }: { accessToken: EncryptedToken; refreshToken: EncryptedToken | null },
+    tokens: GrantedTokens,
+    userId: number,
+    now: Date,
+  ): Promise<Connection[]> {
     return this.transactions.run(async (manager) => {
       const connected: Connection[] = [];
       for (const account of accounts) {

@@ -68,17 +68,28 @@ export class ConnectionSweep implements OnApplicationBootstrap, OnApplicationShu
     const tried: string[] = [];
     for (let handled = 0; handled < PER_SWEEP; handled++) {
       const now = this.clock.nowMs();
-      const outcome = await this.transactions.run(async (manager) => {
-        const due = await this.maintenance.claimDue(
-          manager,
-          new Date(now + META_RENEW_BEFORE_MS),
-          new Date(now - GOOGLE_CHECK_EVERY_MS),
-          tried,
-        );
-        if (!due) return undefined;
-        tried.push(`${due.customerId}:${due.id}`);
-        return this.tenants.run(tenantOfStoredRow(due), () => this.grants.refreshInTransaction(due.id, manager));
-      });
+      let claimed: string | undefined;
+      let outcome: RefreshOutcome | undefined;
+      try {
+        outcome = await this.transactions.run(async (manager) => {
+          const due = await this.maintenance.claimDue(
+            manager,
+            new Date(now + META_RENEW_BEFORE_MS),
+            new Date(now - GOOGLE_CHECK_EVERY_MS),
+            tried,
+          );
+          if (!due) return undefined;
+          claimed = `${due.customerId}:${due.id}`;
+          tried.push(claimed);
+          return this.tenants.run(tenantOfStoredRow(due), () => this.grants.refreshInTransaction(due.id, manager));
+        });
+      } catch (error) {
+        // One bad row (a token under a retired key, a failed statement) must not stop the others;
+        // a failure before any row was claimed (the database is down) ends this sweep.
+        if (claimed === undefined) throw error;
+        this.logger.warn({ connection: claimed, err: error }, 'connection sweep skipped a connection');
+        outcome = 'failed';
+      }
       if (outcome === undefined) break;
       counts[outcome]++;
     }

@@ -11,11 +11,14 @@ export class SocialLogin1763770000000 implements MigrationInterface {
         "redirect_uri" character varying(2048) NOT NULL,
         "code_verifier" character varying(128) NOT NULL,
         "nonce" character varying(128) NOT NULL,
+        "user_id" integer,
         "created_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(),
         "expires_at" TIMESTAMP WITH TIME ZONE NOT NULL,
-        CONSTRAINT "social_login_states_pkey" PRIMARY KEY ("state_hash")
+        CONSTRAINT "social_login_states_pkey" PRIMARY KEY ("state_hash"),
+        CONSTRAINT "social_login_states_user_id_fkey" FOREIGN KEY ("user_id") REFERENCES "users"("id") ON DELETE CASCADE
       )`);
     await queryRunner.query(`CREATE INDEX "social_login_states_expires_at_idx" ON "social_login_states" ("expires_at")`);
+    await queryRunner.query(`CREATE INDEX "social_login_states_user_id_idx" ON "social_login_states" ("user_id")`);
 
     await queryRunner.query(`
       CREATE TABLE "social_identities" (

@@ -13,6 +13,7 @@ export class ConnectionOauthFlows1763780000000 implements MigrationInterface {
         "code_verifier" character varying(128) NOT NULL,
         "redirect_uri" character varying(2048) NOT NULL,
         "return_url" character varying(2048) NOT NULL,
+        "browser_hash" bytea NOT NULL,
         "created_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(),
         "expires_at" TIMESTAMP WITH TIME ZONE NOT NULL,
         CONSTRAINT "connection_flow_states_pkey" PRIMARY KEY ("state_hash"),

@@ -70,7 +70,15 @@ export async function providerCall(
     await response.body?.cancel();
     throw new PlatformError('provider_unavailable', `${label} answered ${response.status}.`);
   }
-  const body: unknown = await response.json().catch(() => undefined);
+  let body: unknown;
+  try {
+    body = await response.json();
+  } catch (error) {
+    // A body cut off by the time-out is the provider being slow; one that is not JSON is an answer.
+    const name = (error as { name?: unknown } | null)?.name;
+    if (name === 'TimeoutError' || name === 'AbortError') throw new PlatformError('provider_unavailable', `${label} answered too slowly.`);
+    body = undefined;
+  }
   return { status: response.status, body };
 }
 

@@ -140,6 +140,10 @@ export class GoogleAdsClient implements AdPlatformClient {
     const answer = objectOf(body);
     if (status !== 200) {
       const error = typeof answer.error === 'string' ? answer.error.slice(0, 64) : `HTTP ${status}`;
+      // Only invalid_grant speaks about the code or grant itself; invalid_client (a rotated secret),
+      // unauthorized_client or a 429 are ours or passing, and must not cost anyone their connection.
+      if (answer.error !== 'invalid_grant')
+        throw new PlatformError('provider_error', `Google's token endpoint answered ${status} (${error}).`);
       throw new PlatformError(
         refused,
         `Google refused the ${refused === 'invalid_code' ? 'authorization code' : 'refresh token'} (${error}).`,

@@ -80,7 +80,7 @@ export class MetaAdsClient implements AdPlatformClient {
         ...(after !== undefined && { after }),
         ...this.signed(accessToken),
       });
-      if (status !== 200) throw graphFailure(body, 'provider_error');
+      if (status !== 200) throw graphFailure(body);
       const answer = objectOf(body);
       for (const item of Array.isArray(answer.data) ? answer.data : []) {
         const { account_id: id, name } = objectOf(item);
@@ -105,13 +105,13 @@ export class MetaAdsClient implements AdPlatformClient {
       client_secret: this.settings.appSecret,
       fb_exchange_token: shortLived,
     });
-    if (status !== 200) throw graphFailure(body, 'invalid_grant');
+    if (status !== 200) throw graphFailure(body);
     return { accessToken: tokenOf(body), refreshToken: null, expiresAt: expiryOf(objectOf(body).expires_in, this.now()), scopes: [] };
   }
 
   private async grantedScopes(accessToken: string): Promise<string[]> {
     const { status, body } = await this.graph('me/permissions', this.signed(accessToken));
-    if (status !== 200) throw graphFailure(body, 'invalid_grant');
+    if (status !== 200) throw graphFailure(body);
     const data = objectOf(body).data;
     return (Array.isArray(data) ? data : [])
       .map((item) => objectOf(item))
@@ -144,8 +144,11 @@ function graphReason(body: unknown): string {
   return `${type}${typeof error.code === 'number' ? ` ${error.code}` : ''}${typeof error.error_subcode === 'number' ? `/${error.error_subcode}` : ''}`;
 }
 
-/** Error 190 is a dead token: revoked (subcodes 458, 460), expired (463) or otherwise invalid. */
-function graphFailure(body: unknown, otherwise: 'provider_error' | 'invalid_grant'): PlatformError {
+/**
+ * Error 190 is a dead token: revoked (subcodes 458, 460), expired (463) or otherwise invalid.
+ * Anything else (rate limits 4, 17, 32, 613; temporary errors) is not about the grant.
+ */
+function graphFailure(body: unknown): PlatformError {
   const error = objectOf(objectOf(body).error);
   if (error.code === 190) {
     if (error.error_subcode === 458 || error.error_subcode === 460)
@@ -153,5 +156,5 @@ function graphFailure(body: unknown, otherwise: 'provider_error' | 'invalid_gran
     if (error.error_subcode === 463) return new PlatformError('token_expired', 'The Meta token has expired.');
     return new PlatformError('invalid_grant', `Meta refused the token (${graphReason(body)}).`);
   }
-  return new PlatformError(otherwise, `Meta answered with an error (${graphReason(body)}).`);
+  return new PlatformError('provider_error', `Meta answered with an error (${graphReason(body)}).`);
 }
