@@ -15,6 +15,8 @@ export interface DemoCredentials {
   customer: number;
   email: string;
   password: string;
+  /** True on the start that created the workspace (and so should fill it with sample data). */
+  created?: boolean;
 }
 
 const DEMO_EMAIL = 'admin@demo.example';
@@ -47,5 +49,5 @@ export async function ensureDemoWorkspace(dataSource: DataSource, dataDir: strin
   const credentials = { customer: customer.id, email: DEMO_EMAIL, password };
   await mkdir(dataDir, { recursive: true });
   await writeFile(file, JSON.stringify(credentials, null, 2), { mode: 0o600 });
-  return credentials;
+  return { ...credentials, created: true };
 }
