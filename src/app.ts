@@ -16,7 +16,9 @@ import { Clock } from './common/time/clock.js';
 import type { AppConfig } from './config/app-config.js';
 import { NestPinoLogger } from './logging/nest-logger.js';
 import { InFlightRequests, registerRequestHooks, requestIdOf } from './logging/request-hooks.js';
-import { Metrics } from './metrics/metrics.js';
+import { Metrics, type PgPoolLike } from './metrics/metrics.js';
+import type { CredentialCache } from './common/credential-cache/credential-cache.js';
+import { CREDENTIAL_CACHE } from './common/credential-cache/credential-cache.token.js';
 import { buildOpenApiDocument, mountApiDocs } from './openapi/openapi.js';
 
 export interface CreateAppOptions {
@@ -80,7 +82,11 @@ export async function createApp({
       abortOnError: false,
     },
   );
-  database.dataSource = app.get(DataSource);
+  const dataSource = app.get(DataSource);
+  database.dataSource = dataSource;
+  const pool = (dataSource.driver as unknown as { master?: PgPoolLike }).master;
+  if (pool) metrics.instrumentPool(pool);
+  metrics.watchCredentialCache(app.get<CredentialCache>(CREDENTIAL_CACHE).stats);
   if (config.corsOrigins.length > 0) app.enableCors(corsOptions(config.corsOrigins));
   mountApiDocs(app, buildOpenApiDocument(app));
   await app.init();

@@ -1,3 +1,4 @@
+import { bearer, createUser, createWorkspace, login } from './support/factories.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 
 describe('operations endpoints', () => {
@@ -29,6 +30,33 @@ describe('operations endpoints', () => {
     expect(text).toContain('db_pool_connections_total');
     expect(text).toContain('db_pool_requests_waiting');
   });
+
+  it('counts credential-cache hits, misses and invalidations, and times pool checkouts', async () => {
+    const workspace = await createWorkspace(api);
+    const user = await createUser(api, workspace);
+    const tokens = await login(api, user);
+    const before = await scrape();
+    for (let index = 0; index < 3; index++) await api.request('/api/v1/users/me/', { headers: bearer(tokens.access) });
+    await api.request('/api/v1/jwt/logout/', { method: 'POST', headers: bearer(tokens.access) });
+    const after = await scrape();
+    // The first request loads the session (a miss), the next two are hits; logout invalidates it.
+    expect(after.credential_cache_misses_total! - before.credential_cache_misses_total!).toBeGreaterThanOrEqual(1);
+    expect(after.credential_cache_hits_total! - before.credential_cache_hits_total!).toBeGreaterThanOrEqual(2);
+    expect(after.credential_cache_invalidations_total! - before.credential_cache_invalidations_total!).toBeGreaterThanOrEqual(1);
+    expect(after.db_pool_acquire_seconds_count!).toBeGreaterThan(before.db_pool_acquire_seconds_count!);
+  });
+
+  /** The unlabelled samples of /metrics, by name. */
+  async function scrape(): Promise<Record<string, number>> {
+    const text = await (await api.request('/metrics')).text();
+    return Object.fromEntries(
+      text
+        .split('\n')
+        .map((line) => /^([a-z_]+) ([\d.e+-]+)$/.exec(line))
+        .filter((match) => match !== null)
+        .map((match) => [match[1], Number(match[2])]),
+    );
+  }
 });
 
 describe('/metrics is not public in production', () => {

@@ -37,6 +37,14 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /** Time a statement waited for a pool connection: the first sign that DATABASE_POOL_SIZE is too small. */
+  readonly poolAcquireDuration = new Histogram({
+    name: 'db_pool_acquire_seconds',
+    help: 'Time to get a connection from the PostgreSQL pool.',
+    buckets: [0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5],
+    registers: [this.registry],
+  });
+
   constructor(pool: () => PoolStats | undefined) {
     collectDefaultMetrics({ register: this.registry });
     const poolGauge = (name: string, help: string, read: (stats: PoolStats) => number) =>
@@ -53,4 +61,65 @@ export class Metrics {
     poolGauge('db_pool_connections_idle', 'Idle connections in the PostgreSQL pool.', (stats) => stats.idleCount);
     poolGauge('db_pool_requests_waiting', 'Queries waiting for a pool connection.', (stats) => stats.waitingCount);
   }
+
+  /**
+   * Counters of the credential cache, read from its running totals at scrape time, so the request
+   * path only bumps an integer.
+   */
+  watchCredentialCache(stats: CacheStats): void {
+    const counter = (name: string, help: string, read: () => number) => {
+      let reported = 0;
+      new Counter({
+        name,
+        help,
+        registers: [this.registry],
+        collect() {
+          const total = read();
+          this.inc(total - reported);
+          reported = total;
+        },
+      });
+    };
+    counter('credential_cache_hits_total', 'Credential checks answered from the cache.', () => stats.hits);
+    counter('credential_cache_misses_total', 'Credential checks that queried the database and were cached.', () => stats.misses);
+    counter(
+      'credential_cache_bypassed_total',
+      'Credential checks that queried the database because the invalidation channel was down.',
+      () => stats.bypassed,
+    );
+    counter('credential_cache_invalidations_total', 'Revocations received (NOTIFY or local).', () => stats.invalidations);
+  }
+
+  /** Times every pool checkout: wraps the pg Pool's connect(), in callback and promise form. */
+  instrumentPool(pool: PgPoolLike): void {
+    const connect = pool.connect.bind(pool) as (callback?: ConnectCallback) => unknown;
+    const histogram = this.poolAcquireDuration;
+    pool.connect = ((callback?: ConnectCallback) => {
+      const started = performance.now();
+      const observe = () => histogram.observe((performance.now() - started) / 1000);
+      if (callback) {
+        return connect((error, client, release) => {
+          observe();
+          callback(error, client, release);
+        });
+      }
+      return (connect() as Promise<unknown>).then((client) => {
+        observe();
+        return client;
+      });
+    }) as PgPoolLike['connect'];
+  }
+}
+
+export interface CacheStats {
+  hits: number;
+  misses: number;
+  bypassed: number;
+  invalidations: number;
+}
+
+type ConnectCallback = (error: Error | undefined, client: unknown, release: unknown) => void;
+
+export interface PgPoolLike {
+  connect: (...args: never[]) => unknown;
 }

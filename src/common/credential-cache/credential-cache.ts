@@ -33,6 +33,8 @@ interface Entry<V> {
  * stops a load that raced with an invalidation from caching the stale value.
  */
 export class CredentialCache {
+  /** Running totals for the metrics (`credential_cache_*`): plain counters, read at scrape time. */
+  readonly stats = { hits: 0, misses: 0, bypassed: 0, invalidations: 0 };
   private readonly entries = new Map<string, Entry<unknown>>();
   private client: pg.Client | undefined;
   private listening = false;
@@ -75,10 +77,17 @@ export class CredentialCache {
 
   /** Cached value for `key`, else `load()`'s, cached only if nothing was invalidated meanwhile. */
   async get<V>(key: string, load: () => Promise<V>): Promise<V> {
-    if (!this.listening) return load();
+    if (!this.listening) {
+      this.stats.bypassed++;
+      return load();
+    }
     const now = Date.now();
     const hit = this.entries.get(key);
-    if (hit && hit.expiresAtMs > now) return hit.value as V;
+    if (hit && hit.expiresAtMs > now) {
+      this.stats.hits++;
+      return hit.value as V;
+    }
+    this.stats.misses++;
     const generation = this.generation;
     const value = await load();
     if (this.listening && generation === this.generation) {
@@ -91,6 +100,7 @@ export class CredentialCache {
   /** Evicts at once in this process; other processes hear it through NOTIFY. */
   invalidate(message: string): void {
     this.generation++;
+    this.stats.invalidations++;
     const [kind, id] = splitMessage(message);
     if (kind === 'user') {
       // Sessions and MCP tokens are cached by their own keys; drop every one of that user.
