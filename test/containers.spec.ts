@@ -56,6 +56,7 @@ interface ComposeService {
   depends_on?: string[] | Record<string, { condition?: string }>;
   healthcheck?: { test?: string | string[] };
   ports?: (string | number | { target?: number; published?: number | string })[];
+  deploy?: { replicas?: number };
 }
 
 /** Compose accepts both a map and a list of KEY=value; normalise to the map. */
@@ -89,7 +90,7 @@ describe('docker-compose.yml', () => {
     expect(redis.image).toMatch(/^redis:7/);
   });
 
-  it.each(['api', 'postgres', 'redis'])('gives the %s service a health check', (name) => {
+  it.each(['proxy', 'api', 'postgres', 'redis'])('gives the %s service a health check', (name) => {
     const test = compose.services[name].healthcheck?.test;
     expect(test).toBeDefined();
     expect(test!.length).toBeGreaterThan(0);
@@ -116,11 +117,25 @@ describe('docker-compose.yml', () => {
     expect(environment.ENCRYPTION_KEY).toMatch(/^\$\{ENCRYPTION_KEY:\?.+\}$/);
   });
 
-  it('publishes the api on port 3000', () => {
-    const published = (api.ports ?? []).map((port) =>
-      typeof port === 'object' ? `${port.published}:${port.target}` : String(port).replace(/\/tcp$/, ''),
-    );
-    expect(published.some((port) => /(^|:)3000:3000$/.test(port))).toBe(true);
+  it('publishes port 3000 through the proxy only, in front of two api replicas', () => {
+    const published = (service: ComposeService) =>
+      (service.ports ?? []).map((port) =>
+        typeof port === 'object' ? `${port.published}:${port.target}` : String(port).replace(/\/tcp$/, ''),
+      );
+    expect(published(compose.services.proxy!)).toEqual(['3000:80']);
+    expect(published(api)).toEqual([]);
+    expect(compose.services.proxy!.image).toMatch(/^nginx:1\.(2[89]|[3-9]\d)/);
+    expect(api.deploy?.replicas).toBe(2);
+    expect(compose.services.proxy!.depends_on).toEqual({ api: { condition: 'service_healthy' } });
+  });
+
+  it('believes one proxy hop, and the proxy overwrites X-Forwarded-For with the client it saw', () => {
+    expect(environment.TRUSTED_PROXIES).toBe('${TRUSTED_PROXIES:-1}');
+    const nginx = read('docker/nginx.conf');
+    expect(nginx).toMatch(/proxy_set_header X-Forwarded-For \$remote_addr;/);
+    expect(nginx).toMatch(/server api:3000 resolve;/);
+    // The proxy must not answer 413 before the API can (its limit is 1 MiB).
+    expect(Number(/client_max_body_size (\d+)m;/.exec(nginx)?.[1])).toBeGreaterThan(1);
   });
 
   it('only sets environment variables that the service configuration reads', () => {
