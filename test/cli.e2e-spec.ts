@@ -208,7 +208,7 @@ describe('audience-admin CLI', () => {
       expect(errorJson(run).errors).toEqual({ password: [expect.any(String)] });
     });
 
-    it.each(['abc', '0', '-1', '1.5', '99999999999'])('treats --customer %s as a usage error', async (value) => {
+    it.each(['abc', '0', '-1', '1.5', '99999999999999999'])('treats --customer %s as a usage error', async (value) => {
       const run = await cli('user', 'create', `--customer=${value}`, '--email', 'x@example.com', '--password', 'long enough');
       expect(run.code).toBe(2);
       expect(run.stderr).toContain('--customer');

@@ -1,4 +1,6 @@
 import { TABLE_DISTRIBUTION } from '../src/database/distribution.js';
+import { bearer, createUser, createWorkspace, json, login } from './support/factories.js';
+import { startTestApp, type TestApp } from './support/test-app.js';
 import { createTestDatabase, type TestDatabase } from './support/test-database.js';
 
 interface Constraint {
@@ -73,5 +75,43 @@ describe('schema ready to distribute by customer_id', () => {
         table,
         placement: 'reference or local',
       });
+  });
+});
+
+describe('bigint ids', () => {
+  let api: TestApp;
+  beforeAll(async () => {
+    api = await startTestApp();
+  });
+  afterAll(() => api.close());
+
+  it('stores every id, and every column that holds one, as bigint', async () => {
+    const columns: { table_name: string; column_name: string; data_type: string }[] = await api.dataSource.query(
+      `SELECT table_name, column_name, data_type FROM information_schema.columns
+        WHERE table_schema = 'public' AND table_name <> 'typeorm_migrations'
+          AND (column_name = 'id' OR column_name LIKE '%\\_id' OR column_name IN ('connected_by'))
+          AND data_type IN ('integer', 'bigint', 'smallint')`,
+    );
+    expect(columns.length).toBeGreaterThan(30);
+    expect(columns.filter((column) => column.data_type !== 'bigint').map((column) => `${column.table_name}.${column.column_name}`)).toEqual(
+      [],
+    );
+  });
+
+  it('serves ids past 2^31 as JSON numbers through the API', async () => {
+    await api.dataSource.query(`SELECT setval('audiences_id_seq', 3000000000)`);
+    const user = await createUser(api, await createWorkspace(api));
+    const access = (await login(api, user)).access;
+    const created = await api.request('/api/v1/audiences/', json({ name: 'Past 32 bits', source_type: 'rules' }, bearer(access)));
+    expect(created.status).toBe(201);
+    const { id } = (await created.json()) as { id: number };
+    expect(id).toBe(3000000001);
+    const read = await api.request(`/api/v1/audiences/${id}/`, { headers: bearer(access) });
+    expect(((await read.json()) as { id: unknown }).id).toBe(3000000001);
+    const listed = (await (await api.request('/api/v1/audiences/', { headers: bearer(access) })).json()) as {
+      count: number;
+      results: { id: unknown }[];
+    };
+    expect(listed).toMatchObject({ count: 1, results: [{ id: 3000000001 }] });
   });
 });

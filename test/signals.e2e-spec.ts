@@ -223,7 +223,7 @@ describe('signals (SPEC section 3)', () => {
       ['a boolean audience', { ...valid, audience: true }, { audience: ['A valid integer is required.'] }],
       ['a negative connection', { ...valid, connection: -1 }, { connection: ['A valid integer is required.'] }],
       ['an object as connection', { ...valid, connection: { id: 1 } }, { connection: ['A valid integer is required.'] }],
-      ['a connection past 32 bits', { ...valid, connection: 2_147_483_648 }, { connection: ['A valid integer is required.'] }],
+      ['a connection past 2^53', { ...valid, connection: 2 ** 53 }, { connection: ['A valid integer is required.'] }],
       ['config as a list', { ...valid, config: [1, 2] }, { config: ['Expected a JSON object.'] }],
       ['config as a string', { ...valid, config: '{}' }, { config: ['Expected a JSON object.'] }],
       ['a null config', { ...valid, config: null }, { config: ['This field may not be null.'] }],

@@ -22,11 +22,11 @@ export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
 @Entity({ name: 'api_keys' })
 @Check('api_keys_scope_check', `"scope" IN ('read', 'write')`)
 export class ApiKey {
-  @PrimaryColumn({ name: 'customer_id', type: 'integer' })
+  @PrimaryColumn({ name: 'customer_id', type: 'bigint' })
   customerId: number;
 
   /** Unique on its own (one sequence); the primary key leads with the tenant like every tenant table. */
-  @PrimaryGeneratedColumn({ type: 'integer' })
+  @PrimaryGeneratedColumn({ type: 'bigint' })
   id: number;
 
   @ManyToOne(() => Customer, { onDelete: 'CASCADE' })
@@ -59,7 +59,7 @@ export class ApiKey {
   lastUsedAt: Date | null;
 
   /** Set by `rotate`: the key that replaces this one, which stays valid for the grace period. */
-  @Column({ name: 'replaced_by_id', type: 'integer', nullable: true })
+  @Column({ name: 'replaced_by_id', type: 'bigint', nullable: true })
   replacedById: number | null;
 
   /** Composite, so a key can only be replaced by a key of the same workspace. */

@@ -9,13 +9,13 @@ import { Audience } from './audience.entity.js';
 @Entity({ name: 'audience_connections' })
 @Index('audience_connections_customer_connection_idx', ['customerId', 'connectionId'])
 export class AudienceConnection {
-  @PrimaryColumn({ name: 'customer_id', type: 'integer' })
+  @PrimaryColumn({ name: 'customer_id', type: 'bigint' })
   customerId: number;
 
-  @PrimaryColumn({ name: 'audience_id', type: 'integer' })
+  @PrimaryColumn({ name: 'audience_id', type: 'bigint' })
   audienceId: number;
 
-  @PrimaryColumn({ name: 'connection_id', type: 'integer' })
+  @PrimaryColumn({ name: 'connection_id', type: 'bigint' })
   connectionId: number;
 
   @ManyToOne(() => Audience, (audience) => audience.connectionLinks, { onDelete: 'CASCADE' })

@@ -39,7 +39,7 @@ export class Audience extends TenantEntity {
   @Column({ type: 'jsonb', default: () => "'{}'" })
   rules: Record<string, unknown>;
 
-  @Column({ name: 'model_instance_id', type: 'integer', nullable: true })
+  @Column({ name: 'model_instance_id', type: 'bigint', nullable: true })
   modelInstanceId: number | null;
 
   /** Composite: the database itself cannot hold a reference to another workspace's model. */

@@ -11,14 +11,14 @@ export class AuthSession {
   id: string;
 
   @Index('auth_sessions_user_id_idx')
-  @Column({ name: 'user_id', type: 'integer' })
+  @Column({ name: 'user_id', type: 'bigint' })
   userId: number;
 
   @ManyToOne(() => User, { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'user_id', foreignKeyConstraintName: 'auth_sessions_user_id_fkey' })
   user?: Relation<User>;
 
-  @Column({ name: 'customer_id', type: 'integer' })
+  @Column({ name: 'customer_id', type: 'bigint' })
   customerId: number;
 
   /** The only refresh token of this session that may still be used (rotation, SPEC section 2). */

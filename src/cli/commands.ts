@@ -56,7 +56,8 @@ export class UsageError extends Error {
 }
 
 const PROGRAM = 'audience-admin';
-const MAX_INT4 = 2_147_483_647;
+// Ids are bigint, read as JavaScript numbers: exact up to 2^53 - 1 (docs/scale-out.md).
+const MAX_ID = Number.MAX_SAFE_INTEGER;
 
 /**
  * The entities' enums, repeated here so that a mistyped choice is refused without loading TypeORM;
@@ -356,10 +357,10 @@ function wholeNumberOption(args: CommandArgs, name: string): number | undefined 
   return Number(text);
 }
 
-/** Ids are positive int4 values; anything else is a typo, not a lookup that finds nothing. */
+/** Ids are positive integers up to 2^53 - 1; anything else is a typo, not a lookup that finds nothing. */
 export function parseId(raw: string, label: string): number {
   const text = raw.trim();
-  if (!/^\d{1,10}$/.test(text) || Number(text) < 1 || Number(text) > MAX_INT4) {
+  if (!/^\d{1,16}$/.test(text) || Number(text) < 1 || Number(text) > MAX_ID) {
     throw new UsageError(`${label} must be a positive integer (got "${raw}")`);
   }
   return Number(text);

@@ -47,7 +47,7 @@ export class Connection extends TenantEntity {
   @Column({ type: 'text', array: true, default: () => "'{}'" })
   scopes: string[];
 
-  @Column({ name: 'connected_by', type: 'integer', nullable: true })
+  @Column({ name: 'connected_by', type: 'bigint', nullable: true })
   connectedBy: number | null;
 
   @ManyToOne(() => User, { onDelete: 'SET NULL' })

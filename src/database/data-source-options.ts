@@ -1,3 +1,4 @@
+import { NumericGeneratedIds } from './numeric-generated-ids.js';
 import type { DataSourceOptions } from 'typeorm';
 import { ENTITIES } from './entities.js';
 import { MIGRATIONS } from './migrations/index.js';
@@ -14,6 +15,9 @@ export function dataSourceOptions({ url, poolSize = 10, applicationName = 'audie
   return {
     type: 'postgres',
     url,
+    // Ids are bigint (int8): read them as numbers, exact below 2^53 (docs/scale-out.md), as the API shows them.
+    parseInt8: true,
+    subscribers: [NumericGeneratedIds],
     entities: ENTITIES,
     migrations: MIGRATIONS,
     migrationsTableName: 'typeorm_migrations',

@@ -12,15 +12,7 @@
  *   workspace data.
  */
 export const TABLE_DISTRIBUTION = {
-  distributed: [
-    'ai_model_instances',
-    'audiences',
-    'audience_connections',
-    'connections',
-    'signals',
-    'idempotency_keys',
-    'tenant_counts',
-  ],
+  distributed: ['ai_model_instances', 'audiences', 'audience_connections', 'connections', 'signals', 'idempotency_keys', 'tenant_counts'],
   reference: ['customers', 'users', 'api_keys', 'mcp_tokens', 'auth_sessions', 'social_identities'],
   // OAuth flows in progress: found by their state alone, before the workspace is known, and
   // short-lived; they stay on the coordinator (citus_add_local_table_to_metadata keeps their keys

@@ -16,17 +16,17 @@ import { User } from '../users/user.entity.js';
 @Entity({ name: 'mcp_tokens' })
 @Index('mcp_tokens_customer_user_idx', ['customerId', 'userId', 'id'])
 export class McpToken {
-  @PrimaryColumn({ name: 'customer_id', type: 'integer' })
+  @PrimaryColumn({ name: 'customer_id', type: 'bigint' })
   customerId: number;
 
-  @PrimaryGeneratedColumn({ type: 'integer' })
+  @PrimaryGeneratedColumn({ type: 'bigint' })
   id: number;
 
   @ManyToOne(() => Customer, { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'customer_id', foreignKeyConstraintName: 'mcp_tokens_customer_id_fkey' })
   customer?: Relation<Customer>;
 
-  @Column({ name: 'user_id', type: 'integer' })
+  @Column({ name: 'user_id', type: 'bigint' })
   userId: number;
 
   @ManyToOne(() => User, { onDelete: 'CASCADE' })

@@ -41,7 +41,7 @@ export class Signal extends TenantEntity {
   @Column({ type: 'smallint', default: 0 })
   status: SignalStatusCode;
 
-  @Column({ name: 'model_instance_id', type: 'integer', nullable: true })
+  @Column({ name: 'model_instance_id', type: 'bigint', nullable: true })
   modelInstanceId: number | null;
 
   @ManyToOne(() => AiModelInstance, { onDelete: 'NO ACTION' })
@@ -51,7 +51,7 @@ export class Signal extends TenantEntity {
   ])
   modelInstance?: Relation<AiModelInstance>;
 
-  @Column({ name: 'audience_id', type: 'integer', nullable: true })
+  @Column({ name: 'audience_id', type: 'bigint', nullable: true })
   audienceId: number | null;
 
   @ManyToOne(() => Audience, { onDelete: 'NO ACTION' })
@@ -61,7 +61,7 @@ export class Signal extends TenantEntity {
   ])
   audience?: Relation<Audience>;
 
-  @Column({ name: 'connection_id', type: 'integer', nullable: true })
+  @Column({ name: 'connection_id', type: 'bigint', nullable: true })
   connectionId: number | null;
 
   /** Deleting a connection clears this in the same transaction (ConnectionsService), so NO ACTION here is never hit. */

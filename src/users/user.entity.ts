@@ -7,11 +7,11 @@ import type { UserRole } from './user-role.js';
 // Unique ignoring case: an expression index that TypeORM cannot describe, so the migration owns it.
 @Index('users_email_lower_key', { synchronize: false })
 export class User {
-  @PrimaryGeneratedColumn({ type: 'integer' })
+  @PrimaryGeneratedColumn({ type: 'bigint' })
   id: number;
 
   @Index('users_customer_id_idx')
-  @Column({ name: 'customer_id', type: 'integer' })
+  @Column({ name: 'customer_id', type: 'bigint' })
   customerId: number;
 
   @ManyToOne(() => Customer, { onDelete: 'RESTRICT' })

@@ -8,7 +8,7 @@ import { User } from '../../users/user.entity.js';
 @Entity({ name: 'social_identities' })
 @Index('social_identities_provider_subject_key', ['provider', 'subject'], { unique: true })
 export class SocialIdentity {
-  @PrimaryGeneratedColumn({ type: 'integer' })
+  @PrimaryGeneratedColumn({ type: 'bigint' })
   id: number;
 
   @Column({ type: 'varchar', length: 32 })
@@ -19,7 +19,7 @@ export class SocialIdentity {
   subject: string;
 
   @Index('social_identities_user_id_idx')
-  @Column({ name: 'user_id', type: 'integer' })
+  @Column({ name: 'user_id', type: 'bigint' })
   userId: number;
 
   @ManyToOne(() => User, { onDelete: 'CASCADE' })

@@ -31,7 +31,7 @@ export class SocialLoginState {
    * token): only that user's POST may finish it. Null for a login, which no token may finish.
    */
   @Index('social_login_states_user_id_idx')
-  @Column({ name: 'user_id', type: 'integer', nullable: true })
+  @Column({ name: 'user_id', type: 'bigint', nullable: true })
   userId: number | null;
 
   @ManyToOne(() => User, { onDelete: 'CASCADE' })

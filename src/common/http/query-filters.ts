@@ -1,5 +1,5 @@
 import { ApiError } from '../errors/api-error.js';
-import { MESSAGES } from '../validation/fields.js';
+import { MAX_ID, MESSAGES } from '../validation/fields.js';
 
 /**
  * Readers for list filters (SPEC section 4): a value of the wrong type → 400 under the
@@ -16,7 +16,7 @@ function single(query: Query, name: string): string | undefined {
 export function integerFilter(query: Query, name: string): number | undefined {
   const value = single(query, name);
   if (value === undefined) return undefined;
-  if (!/^-?\d{1,10}$/.test(value) || Math.abs(Number(value)) > 2_147_483_647) throw ApiError.field(name, MESSAGES.notInteger);
+  if (!/^-?\d{1,16}$/.test(value) || Math.abs(Number(value)) > MAX_ID) throw ApiError.field(name, MESSAGES.notInteger);
   return Number(value);
 }
 

@@ -7,7 +7,7 @@ import { Customer } from '../../customers/customer.entity.js';
  */
 @Entity({ name: 'idempotency_keys' })
 export class IdempotencyKey {
-  @PrimaryColumn({ name: 'customer_id', type: 'integer' })
+  @PrimaryColumn({ name: 'customer_id', type: 'bigint' })
   customerId: number;
 
   @ManyToOne(() => Customer, { onDelete: 'CASCADE' })

@@ -7,10 +7,10 @@ import { CreateDateColumn, PrimaryColumn, PrimaryGeneratedColumn, UpdateDateColu
  * table and are unique on their own.
  */
 export abstract class TenantEntity {
-  @PrimaryColumn({ name: 'customer_id', type: 'integer' })
+  @PrimaryColumn({ name: 'customer_id', type: 'bigint' })
   customerId: number;
 
-  @PrimaryGeneratedColumn({ type: 'integer' })
+  @PrimaryGeneratedColumn({ type: 'bigint' })
   id: number;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })

@@ -213,8 +213,14 @@ export function ReadOnlyField() {
   return Allow();
 }
 
-function isId(value: unknown): value is number {
-  return typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= 2_147_483_647;
+/**
+ * The largest id the API takes: ids are `bigint` in the database, read as JavaScript numbers, so
+ * they stay exact up to 2^53 - 1 (docs/scale-out.md).
+ */
+export const MAX_ID = Number.MAX_SAFE_INTEGER;
+
+export function isId(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= MAX_ID;
 }
 
 /** Levels of nesting of a JSON value, counting stops once `limit` is passed. */

@@ -17,7 +17,7 @@ export class ConnectionFlowState {
   platform: string;
 
   @Index('connection_flow_states_customer_id_idx')
-  @Column({ name: 'customer_id', type: 'integer' })
+  @Column({ name: 'customer_id', type: 'bigint' })
   customerId: number;
 
   @ManyToOne(() => Customer, { onDelete: 'CASCADE' })
@@ -25,7 +25,7 @@ export class ConnectionFlowState {
   customer?: Relation<Customer>;
 
   @Index('connection_flow_states_user_id_idx')
-  @Column({ name: 'user_id', type: 'integer' })
+  @Column({ name: 'user_id', type: 'bigint' })
   userId: number;
 
   @ManyToOne(() => User, { onDelete: 'CASCADE' })

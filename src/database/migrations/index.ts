@@ -7,6 +7,7 @@ import { TenantCounts1763750000000 } from './1763750000000-tenant-counts.js';
 import { TenantCountsOnStatusChange1763760000000 } from './1763760000000-tenant-counts-on-status-change.js';
 import { SocialLogin1763770000000 } from './1763770000000-social-login.js';
 import { ConnectionOauthFlows1763780000000 } from './1763780000000-connection-oauth-flows.js';
+import { BigintIds1763790000000 } from './1763790000000-bigint-ids.js';
 
 /** Applied in this order, at start and by `npm run migrate`. New migrations are appended here. */
 export const MIGRATIONS = [
@@ -19,4 +20,5 @@ export const MIGRATIONS = [
   TenantCountsOnStatusChange1763760000000,
   SocialLogin1763770000000,
   ConnectionOauthFlows1763780000000,
+  BigintIds1763790000000,
 ];

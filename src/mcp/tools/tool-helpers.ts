@@ -1,7 +1,7 @@
 import { ApiError } from '../../common/errors/api-error.js';
 import { parsePageRequest, type PageRequest } from '../../common/pagination/pagination.js';
 import { ORDERING_FIELDS } from '../../common/tenancy/tenant-repository.js';
-import { MESSAGES } from '../../common/validation/fields.js';
+import { isId, MESSAGES } from '../../common/validation/fields.js';
 import { validateDto } from '../../common/validation/validate-dto.js';
 import { type JsonSchema, OperationSchemas } from '../../openapi/json-schemas.js';
 import { asQuery, type McpTool } from '../mcp-tool.js';
@@ -25,7 +25,7 @@ export function listCall(args: Record<string, unknown>, restPath: string, public
 /** The `id` argument of get/update tools. */
 export function idArgument(args: Record<string, unknown>): number {
   const id = args.id;
-  if (typeof id !== 'number' || !Number.isInteger(id) || id < 1 || id > 2_147_483_647) {
+  if (!isId(id)) {
     throw ApiError.field('id', id === undefined ? MESSAGES.required : MESSAGES.notInteger);
   }
   return id;

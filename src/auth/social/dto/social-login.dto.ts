@@ -78,7 +78,7 @@ export class SocialLoginDto {
 }
 
 export class SocialLoginUserDto {
-  @ApiProperty({ type: 'integer', format: 'int32', minimum: 1, example: 42 })
+  @ApiProperty({ type: 'integer', minimum: 1, example: 42 })
   id: number;
 
   @ApiProperty({ example: 'ana@acme.example', maxLength: 254 })
