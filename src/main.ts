@@ -7,6 +7,7 @@ import { prepareDatabase } from './database/database.js';
 import { seedDemoData } from './demo/demo-data.js';
 import { ensureDemoWorkspace } from './demo/demo-workspace.js';
 import { createLogger } from './logging/logger.js';
+import { announceStart } from './logging/start-banner.js';
 import { createRedis } from './redis/redis.js';
 
 /**
@@ -40,38 +41,12 @@ async function main(): Promise<void> {
   const app = await createApp({ config: { ...config, databaseUrl: database.url }, logger, redis });
   await app.listen({ port: config.port, host: config.host });
 
-  const base = config.publicBaseUrl ?? `http://localhost:${config.port}`;
   const demo = config.demoWorkspace ? await ensureDemoWorkspace(app.get(DataSource), config.dataDir) : undefined;
   if (demo?.created) {
     // Sample content on the first start only; a failure here must not stop the service.
     await seedDemoData(app, demo).catch((error: unknown) => logger.warn({ err: error }, 'demo sample data could not be created'));
   }
-  if (config.nodeEnv === 'development') {
-    const lines = [
-      `Audience and Signal Platform API listening on ${base}`,
-      `  API docs:  ${base}/api/docs/`,
-      `  OpenAPI:   ${base}/api/schema/`,
-    ];
-    if (demo) {
-      lines.push(
-        `  Demo workspace ${demo.customer}: log in as ${demo.email} / ${demo.password}`,
-        `    curl -s ${base}/api/v1/jwt/create/ -H 'Content-Type: application/json' -d '{"email":"${demo.email}","password":"${demo.password}"}'`,
-      );
-    }
-    // Development only, and the one place the demo password is shown: the operator's terminal.
-    process.stdout.write(`\n${lines.join('\n')}\n\n`);
-  } else {
-    // Elsewhere every stdout line is JSON, the banner included; the demo password stays in its file.
-    logger.info(
-      {
-        url: base,
-        docs: `${base}/api/docs/`,
-        openapi: `${base}/api/schema/`,
-        ...(demo && { demo_customer: demo.customer, demo_credentials: `${config.dataDir}/demo-credentials.json` }),
-      },
-      'listening',
-    );
-  }
+  announceStart(config, demo, logger, (text) => process.stdout.write(text));
 
   let stopping = false;
   const shutdown = async (signal: string) => {
