@@ -109,6 +109,26 @@ describe('OpenAPI document', () => {
     expect(undescribed).toEqual([]);
   });
 
+  it('documents the headers every response carries (test/contract-fuzz checks that nothing else is sent)', async () => {
+    const document = (await (await api.request('/api/schema/')).json()) as {
+      paths: Record<string, Record<string, { security?: object[]; responses: Record<string, { headers?: Record<string, unknown> }> }>>;
+    };
+    const missing: string[] = [];
+    for (const [path, item] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        for (const [status, response] of Object.entries(operation.responses)) {
+          const names = Object.keys(response.headers ?? {});
+          const need = ['X-Request-Id'];
+          if ((operation.security ?? []).length > 0 && status.startsWith('2')) need.push('RateLimit', 'RateLimit-Policy');
+          if (status === '401') need.push('WWW-Authenticate');
+          if (status === '429' || status === '503') need.push('Retry-After');
+          for (const name of need) if (!names.includes(name)) missing.push(`${method.toUpperCase()} ${path} ${status}: ${name}`);
+        }
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
   it('describes every tag its operations use', async () => {
     const document = (await (await api.request('/api/schema/')).json()) as {
       tags?: { name: string; description?: string }[];

@@ -60,6 +60,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   });
   applyAccessRules(document);
   applyCommonErrors(document);
+  applyResponseHeaders(document);
   withoutRequestDefaults(document);
   // SPEC section 3: API paths end with "/" (both forms are served); document the canonical one.
   document.paths = Object.fromEntries(
@@ -145,6 +146,68 @@ function applyCommonErrors(document: OpenAPIObject): void {
     // Every operation reads a query string, and one with a NUL or an unpaired surrogate is a 400 (SPEC section 8).
     operation.responses['400'] ??= problemResponse(400);
     operation.responses['503'] ??= problemResponse(503);
+  }
+}
+
+/** The headers the service sends, as every response that can carry one documents them. */
+const HEADERS = {
+  requestId: {
+    description:
+      'The request id: the `X-Request-Id` sent (1–128 characters of `[A-Za-z0-9._:-]`), else a generated UUID. Quote it in reports.',
+    required: true,
+    schema: { type: 'string', minLength: 1, maxLength: 128, example: '9b1c2f4e-6d0a-4c55-8f7e-1f3b2a9c7d10' },
+  },
+  rateLimit: {
+    description: 'What is left of the caller’s budget this minute (IETF RateLimit draft): `"default";r=<remaining>;t=<seconds to reset>`.',
+    schema: { type: 'string', maxLength: 64, example: '"default";r=597;t=42' },
+  },
+  rateLimitPolicy: {
+    description: 'The budget: `"default";q=<requests>;w=60` (RATE_LIMIT_PER_MINUTE per identity, or per client IP on public endpoints).',
+    schema: { type: 'string', maxLength: 64, example: '"default";q=600;w=60' },
+  },
+  wwwAuthenticate: {
+    description: 'The credentials this endpoint takes (`Bearer realm="api"`, `Api-Key`), and `error="invalid_token"` for a bad token.',
+    required: true,
+    schema: { type: 'string', maxLength: 256, example: 'Bearer realm="api"' },
+  },
+  idempotentReplayed: {
+    description: '`true` when this is the stored answer to an earlier request with the same `Idempotency-Key`; absent otherwise.',
+    schema: { type: 'string', enum: ['true'] },
+  },
+};
+
+/**
+ * Every response documents the headers it carries (issue 15): `X-Request-Id` on all of them; the
+ * `RateLimit` pair on every response of an operation that spends a budget (the guard sets them
+ * before anything can fail but authentication); `WWW-Authenticate` on 401; `Idempotent-Replayed`
+ * on the successes of operations that take an `Idempotency-Key`. `Retry-After` comes with the
+ * 429 and 503 responses themselves (problem-details.schema.ts).
+ */
+function applyResponseHeaders(document: OpenAPIObject): void {
+  document.components ??= {};
+  document.components.headers = {
+    'X-Request-Id': HEADERS.requestId,
+    RateLimit: HEADERS.rateLimit,
+    'RateLimit-Policy': HEADERS.rateLimitPolicy,
+    'WWW-Authenticate': HEADERS.wwwAuthenticate,
+    'Idempotent-Replayed': HEADERS.idempotentReplayed,
+  } as unknown as NonNullable<NonNullable<OpenAPIObject['components']>['headers']>;
+  const ref = (name: string) => ({ $ref: `#/components/headers/${name}` });
+  for (const operation of operationsOf(document)) {
+    const limited = (operation.security ?? []).length > 0 || operation.responses['429'] !== undefined;
+    const idempotent = (operation.parameters ?? []).some((parameter) => 'name' in parameter && parameter.name === 'Idempotency-Key');
+    for (const [status, response] of Object.entries(operation.responses)) {
+      if (!response || !('description' in response)) continue;
+      const headers = { ...(response.headers ?? {}) } as Record<string, object>;
+      headers['X-Request-Id'] = ref('X-Request-Id');
+      if (limited && status !== '413' && status !== '415') {
+        headers.RateLimit = ref('RateLimit');
+        headers['RateLimit-Policy'] = ref('RateLimit-Policy');
+      }
+      if (status === '401') headers['WWW-Authenticate'] = ref('WWW-Authenticate');
+      if (idempotent && status.startsWith('2')) headers['Idempotent-Replayed'] = ref('Idempotent-Replayed');
+      response.headers = headers;
+    }
   }
 }
 

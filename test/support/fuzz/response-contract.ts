@@ -12,6 +12,9 @@ export interface ReceivedResponse {
 /** Every error body has exactly these members, plus `errors` for `validation_error` (docs/api-conventions.md). */
 const PROBLEM_MEMBERS = ['type', 'title', 'status', 'code', 'detail', 'request_id'];
 
+/** Headers the service itself sets, which the document must show wherever they are sent. */
+const SERVICE_HEADERS = ['x-request-id', 'ratelimit', 'ratelimit-policy', 'retry-after', 'www-authenticate', 'idempotent-replayed'];
+
 const mediaType = (headers: Headers) => (headers.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
 
 /**
@@ -42,6 +45,9 @@ export class ResponseContract {
     for (const [name, header] of Object.entries(documented?.headers ?? {})) {
       if (header.required && !headers.has(name)) found.push(`missing documented header ${name}`);
     }
+    // And the other way round: a header of the service's own that this response does not document.
+    const documentedNames = new Set(Object.keys(documented?.headers ?? {}).map((name) => name.toLowerCase()));
+    for (const name of SERVICE_HEADERS) if (headers.has(name) && !documentedNames.has(name)) found.push(`undocumented header ${name}`);
 
     let body: unknown;
     if (text !== '') {
