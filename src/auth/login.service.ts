@@ -15,6 +15,12 @@ export const LOGIN_FAILED = () =>
     'www-authenticate': 'Bearer realm="api"',
   });
 
+/** Too many failed logins from this client or for this email: wait for the window to end. */
+export const LOGINS_THROTTLED = (retryAfterSeconds: number) =>
+  new ApiError(429, 'throttled', `Too many failed logins. Try again in ${retryAfterSeconds} seconds.`, undefined, {
+    'retry-after': String(retryAfterSeconds),
+  });
+
 /** The per-IP count of failed logins, which password and social logins share. */
 export const loginFailuresPerIpKey = (clientIp: string) => `login-failures:ip:${clientIp}`;
 
@@ -46,11 +52,7 @@ export class LoginService {
     ];
     const counts = await Promise.all(limits.map(([key]) => this.limiter.peek(key, window)));
     const retryAfter = Math.max(...counts.map((count, index) => (count.count >= limits[index]![1] ? count.resetSeconds : 0)));
-    if (retryAfter > 0) {
-      throw new ApiError(429, 'throttled', `Too many failed logins. Try again in ${retryAfter} seconds.`, undefined, {
-        'retry-after': String(retryAfter),
-      });
-    }
+    if (retryAfter > 0) throw LOGINS_THROTTLED(retryAfter);
 
     const user = await this.users.findByEmail(email);
     const passwordMatches = await this.hasher.verify(user?.passwordHash ?? (await this.dummy()), password);

@@ -35,14 +35,16 @@ export class RequestGuard implements CanActivate {
     const http = context.switchToHttp();
     const request = http.getRequest<FastifyRequest>();
     const reply = http.getResponse<FastifyReply>();
+    // Without a credential a public_or_personal route is public; with one it is personal.
     if (access === 'public' || (access === 'public_or_personal' && request.headers.authorization === undefined)) {
       if (this.reflector.get<boolean | undefined>(LIMIT_BY_IP, context.getHandler()))
         await this.rateLimit.consume(`ip:${request.ip}`, reply);
       return true;
     }
+    const required = access === 'public_or_personal' ? 'personal' : access;
     let identity: Identity;
     try {
-      identity = await this.authenticator.authenticate(access === 'public_or_personal' ? 'personal' : access, context);
+      identity = await this.authenticator.authenticate(required, context);
     } catch (error) {
       // Every 401 spends the client IP's budget of failures; past it, guesses get 429 instead (SPEC section 8).
       if (error instanceof ApiError && error.statusCode === 401) await this.rateLimit.consumeFailure(`ip:${request.ip}`);
@@ -51,7 +53,7 @@ export class RequestGuard implements CanActivate {
     request.identity = identity;
     this.tenants.enter(Tenant.of(identity));
     await this.rateLimit.consume(rateLimitKey(identity), reply);
-    assertMayCall(identity, access === 'public_or_personal' ? 'personal' : access, request.method);
+    assertMayCall(identity, required, request.method);
     return true;
   }
 }

@@ -1,25 +1,21 @@
-import { createHmac } from 'node:crypto';
+import { appSecretProof, graphErrorReason } from '../../common/http/meta-graph.js';
+import { providerCall, ProviderUnreachableError } from '../../common/http/provider-call.js';
 import type { FacebookLoginConfig } from '../../config/app-config.js';
 import {
   type AuthorizationRequest,
   type CodeExchange,
   codeRefused,
-  isNetworkFailure,
   type ProviderIdentity,
   providerUnavailable,
   type SocialProvider,
   verificationFailed,
 } from './social-provider.js';
 
-interface GraphError {
-  error?: { message?: unknown; type?: unknown; code?: unknown };
-}
-
 /**
  * Facebook Login as plain OAuth 2 against the Graph API (no OpenID Connect here): the login dialog,
  * `oauth/access_token` for the code (with the PKCE verifier), then `me?fields=id,email` signed with
  * `appsecret_proof`. Facebook says nothing about whether the email was verified, so by default its
- * email never signs anyone in (FACEBOOK_TRUST_EMAIL; see docs/security.md).
+ * email never signs anyone in (FACEBOOK_TRUST_EMAIL; see docs/social-login.md).
  * https://developers.facebook.com/docs/facebook-login/guides/advanced/manual-flow
  */
 export class FacebookProvider implements SocialProvider {
@@ -60,7 +56,7 @@ export class FacebookProvider implements SocialProvider {
     const me = await this.graph('me', {
       fields: 'id,email',
       access_token: accessToken,
-      appsecret_proof: createHmac('sha256', this.settings.appSecret).update(accessToken).digest('hex'),
+      appsecret_proof: appSecretProof(this.settings.appSecret, accessToken),
     });
     if (!me.ok) throw verificationFailed(this.label, `the profile request was refused (${me.reason})`);
     const { id, email } = me.body;
@@ -82,28 +78,17 @@ export class FacebookProvider implements SocialProvider {
   ): Promise<{ ok: true; body: Record<string, unknown> } | { ok: false; reason: string }> {
     const url = new URL(`${this.settings.graphUrl}/${this.settings.graphVersion}/${path}`);
     url.search = new URLSearchParams(parameters).toString();
-    let response: Response;
-    let body: unknown;
+    let answer: { status: number; body: unknown };
     try {
-      response = await fetch(url, { redirect: 'manual', signal: AbortSignal.timeout(this.timeoutMs) });
-      if (response.status >= 500) {
-        await response.body?.cancel();
-        throw providerUnavailable(this.label);
-      }
-      body = await response.json().catch((error: unknown) => {
-        // A body cut off by the time-out is the provider being slow; one that is not JSON is an answer.
-        if (isNetworkFailure(error)) throw error;
-        return undefined;
-      });
+      answer = await providerCall(url, {}, this.timeoutMs, this.label);
     } catch (error) {
-      throw isNetworkFailure(error) ? providerUnavailable(this.label) : error;
+      throw error instanceof ProviderUnreachableError ? providerUnavailable(this.label) : error;
     }
+    const { status, body } = answer;
     if (typeof body !== 'object' || body === null || Array.isArray(body))
       throw verificationFailed(this.label, 'an answer that is not JSON');
-    if (response.ok) return { ok: true, body: body as Record<string, unknown> };
-    const error = (body as GraphError).error;
-    const type = typeof error?.type === 'string' ? error.type.slice(0, 64) : 'error';
-    const code = typeof error?.code === 'number' ? ` ${error.code}` : '';
-    return { ok: false, reason: `${type}${code}` };
+    return status >= 200 && status < 300
+      ? { ok: true, body: body as Record<string, unknown> }
+      : { ok: false, reason: graphErrorReason(body) };
   }
 }

@@ -1,6 +1,6 @@
-import { createHash, randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { calculatePKCECodeChallenge, randomNonce, randomPKCECodeVerifier } from 'openid-client';
+import { randomSecret, sha256 } from '../../common/crypto/secret-hash.js';
 import { ApiError } from '../../common/errors/api-error.js';
 import { RATE_LIMITER } from '../../common/rate-limit/rate-limiter.token.js';
 import type { RateLimiter } from '../../common/rate-limit/rate-limiter.js';
@@ -9,7 +9,7 @@ import type { AppConfig } from '../../config/app-config.js';
 import { APP_CONFIG } from '../../config/config.token.js';
 import { UsersService } from '../../users/users.service.js';
 import type { Identity } from '../identity.js';
-import { loginFailuresPerIpKey, LOGIN_FAILED } from '../login.service.js';
+import { loginFailuresPerIpKey, LOGIN_FAILED, LOGINS_THROTTLED } from '../login.service.js';
 import { SessionsService } from '../sessions.service.js';
 import type { TokenPair } from '../tokens/token.service.js';
 import { FacebookProvider } from './facebook.provider.js';
@@ -34,7 +34,6 @@ export interface SocialLoginResult extends TokenPair {
   user: { id: number; email: string };
 }
 
-const sha256 = (text: string) => createHash('sha256').update(text).digest();
 const stateError = (message: string) => ApiError.field('state', message);
 
 /**
@@ -70,7 +69,7 @@ export class SocialLoginService {
   async start(providerName: string, redirectUri: string | undefined, linkFor?: Identity): Promise<{ authorization_url: string }> {
     const provider = this.provider(providerName);
     const redirect = this.allowedRedirectUri(redirectUri);
-    const state = randomBytes(32).toString('base64url');
+    const state = randomSecret();
     const codeVerifier = randomPKCECodeVerifier();
     const nonce = randomNonce();
     const url = await provider.authorizationUrl({
@@ -105,11 +104,7 @@ export class SocialLoginService {
     const window = this.config.loginFailureWindowSeconds;
     const ipKey = loginFailuresPerIpKey(clientIp);
     const count = await this.limiter.peek(ipKey, window);
-    if (count.count >= this.config.loginFailuresPerIp) {
-      throw new ApiError(429, 'throttled', `Too many failed logins. Try again in ${count.resetSeconds} seconds.`, undefined, {
-        'retry-after': String(count.resetSeconds),
-      });
-    }
+    if (count.count >= this.config.loginFailuresPerIp) throw LOGINS_THROTTLED(count.resetSeconds);
     try {
       return await this.signIn(provider, callback, linkTo);
     } catch (error) {

@@ -1,8 +1,8 @@
 import { Controller, Get, HttpCode, Inject, Param, Post, Req, Res } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Personal, PublicLimitedByIp } from '../../auth/access.decorators.js';
+import { randomSecret } from '../../common/crypto/secret-hash.js';
 import { ApiError } from '../../common/errors/api-error.js';
 import { requestUrl } from '../../common/pagination/list-endpoint.js';
 import { validateDto } from '../../common/validation/validate-dto.js';
@@ -70,7 +70,7 @@ export class ConnectionFlowController {
     const body = await validateDto(StartConnectionFlowDto, request.body ?? {});
     const origin = this.publicOrigin(request);
     // One flow cookie per browser, reused by its later flows, so two tabs' flows do not cancel each other.
-    const browser = flowCookieOf(request) ?? randomBytes(32).toString('base64url');
+    const browser = flowCookieOf(request) ?? randomSecret();
     const started = await this.flows.start(slug, identity, body.return_to, origin, browser);
     const secure = origin.startsWith('https:') ? '; Secure' : '';
     void reply.header(

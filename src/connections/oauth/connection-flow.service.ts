@@ -1,7 +1,7 @@
-import { createHash, randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { calculatePKCECodeChallenge, randomPKCECodeVerifier } from 'openid-client';
 import type { Logger } from 'pino';
+import { matchesHash, randomSecret, sha256 } from '../../common/crypto/secret-hash.js';
 import { ApiError } from '../../common/errors/api-error.js';
 import { isDependencyUnavailable } from '../../common/errors/database-errors.js';
 import { TenantContext } from '../../common/tenancy/tenant-context.js';
@@ -37,10 +37,8 @@ export type FlowOutcome =
   | 'temporarily_unavailable'
   | 'server_error';
 
-/** A path of the web interface: `/app` or below it, with no scheme, host, `..`, backslash, query or fragment. */
+/** A path of the web interface: `/app` or below it, with no scheme, host, backslash, query or fragment. */
 const RETURN_TO = /^\/app(\/[A-Za-z0-9._~!$&'()*+,;=:@%-]*)*$/;
-
-const sha256 = (text: string) => createHash('sha256').update(text).digest();
 
 /**
  * "Connect Google Ads / Meta Ads" (SPEC section 6). `start` keeps who, which workspace, which
@@ -72,10 +70,10 @@ export class ConnectionFlowService {
     const client = this.clientOf(slug);
     if (!client) throw ApiError.notFound(`Connecting "${slug.slice(0, 32)}" is not available here.`);
     const path = returnTo ?? DEFAULT_RETURN_TO;
-    // Percent-encoded dots (`/app/%2e%2e/x`) would resolve out of /app: the path must be its own normal form.
-    if (path.length > 512 || !RETURN_TO.test(path) || path.includes('..') || new URL(path, 'http://x').pathname !== path)
+    // Dot segments, plain or percent-encoded (`/app/../x`, `/app/%2e%2e/x`), would resolve out of /app: the path must be its own normal form.
+    if (path.length > 512 || !RETURN_TO.test(path) || new URL(path, 'http://x').pathname !== path)
       throw ApiError.field('return_to', 'Must be a path of the web interface, such as /app/connections.');
-    const state = randomBytes(32).toString('base64url');
+    const state = randomSecret();
     const codeVerifier = randomPKCECodeVerifier();
     const redirectUri = `${origin}/oauth/connections/${slug}/callback`;
     const now = this.clock.now();
@@ -124,7 +122,7 @@ export class ConnectionFlowService {
     if (!pending || pending.platform !== platform) return failed(fallback, 'invalid_state');
     const back = pending.returnUrl;
     if (pending.expiresAt.getTime() <= this.clock.nowMs()) return failed(back, 'expired_state');
-    if (browser === undefined || !sha256(browser).equals(pending.browserHash)) return failed(back, 'browser_mismatch');
+    if (browser === undefined || !matchesHash(browser, pending.browserHash)) return failed(back, 'browser_mismatch');
     // Google and Meta both answer a refused consent with ?error=access_denied.
     if (text('error') !== undefined) return failed(back, 'access_denied');
     const code = text('code');

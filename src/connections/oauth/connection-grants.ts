@@ -7,7 +7,7 @@ import { LOGGER } from '../../logging/logger.token.js';
 import type { Connection, ConnectionStatus, Platform } from '../connection.entity.js';
 import { ConnectionRemovalHandlers } from '../connection-removal.js';
 import { ConnectionsRepository } from '../connections.repository.js';
-import { type EncryptedToken, TokenCipher } from '../token-cipher.js';
+import { TokenCipher } from '../token-cipher.js';
 import { isUniqueViolation } from '../../common/errors/database-errors.js';
 import { AdPlatformClients } from './ad-platform-clients.js';
 import { type AdAccount, type GrantedTokens, PlatformError } from './platforms/ad-platform-client.js';
@@ -41,65 +41,43 @@ export class ConnectionGrants {
    * user's own account name kept), all in one transaction: a failure leaves none half-written.
    */
   async connect(platform: Platform, accounts: AdAccount[], tokens: GrantedTokens, userId: number): Promise<Connection[]> {
-    const now = this.clock.now();
-    const accessToken = this.cipher.encrypt(tokens.accessToken);
-    const refreshToken = tokens.refreshToken === null ? null : this.cipher.encrypt(tokens.refreshToken);
+    // What a grant sets on each of its connections, new or refreshed in place.
+    const grant = {
+      status: 'active',
+      statusReason: null,
+      scopes: tokens.scopes,
+      connectedBy: userId,
+      tokenExpiresAt: tokens.expiresAt,
+      lastRefreshedAt: this.clock.now(),
+    } satisfies Partial<Connection>;
+    const ciphertexts = {
+      accessToken: this.cipher.encrypt(tokens.accessToken),
+      refreshToken: tokens.refreshToken === null ? null : this.cipher.encrypt(tokens.refreshToken),
+    };
+    const connectAll = () =>
+      this.transactions.run(async (manager) => {
+        const connected: Connection[] = [];
+        for (const account of accounts) {
+          const existing = await this.connections.findByAccountForUpdate(platform, account.externalAccountId, manager);
+          if (existing) {
+            await this.connections.save(Object.assign(existing, grant), manager);
+            await this.connections.storeTokens(existing.id, ciphertexts, manager);
+            connected.push(existing);
+          } else {
+            const values = { platform, externalAccountId: account.externalAccountId, accountName: account.name, ...grant };
+            connected.push(await this.connections.insertWithTokens(values, ciphertexts, manager));
+          }
+        }
+        return connected;
+      });
     try {
-      return await this.connectOnce(platform, accounts, { accessToken, refreshToken }, tokens, userId, now);
+      return await connectAll();
     } catch (error) {
       // Two callbacks for the same new account at once: the loser's insert meets the winner's row,
       // which the second try finds and refreshes in place.
       if (!isUniqueViolation(error, 'connections_customer_account_key')) throw error;
-      return this.connectOnce(platform, accounts, { accessToken, refreshToken }, tokens, userId, now);
+      return connectAll();
     }
-  }
-
-  private connectOnce(
-    platform: Platform,
-    accounts: AdAccount[],
-    { accessToken, refreshToken }: { accessToken: EncryptedToken; refreshToken: EncryptedToken | null },
-    tokens: GrantedTokens,
-    userId: number,
-    now: Date,
-  ): Promise<Connection[]> {
-    return this.transactions.run(async (manager) => {
-      const connected: Connection[] = [];
-      for (const account of accounts) {
-        const existing = await this.connections.findByAccountForUpdate(platform, account.externalAccountId, manager);
-        if (existing) {
-          Object.assign(existing, {
-            status: 'active',
-            statusReason: null,
-            scopes: tokens.scopes,
-            connectedBy: userId,
-            tokenExpiresAt: tokens.expiresAt,
-            lastRefreshedAt: now,
-          } satisfies Partial<Connection>);
-          await this.connections.save(existing, manager);
-          await this.connections.storeTokens(existing.id, { accessToken, refreshToken }, manager);
-          connected.push(existing);
-        } else {
-          connected.push(
-            await this.connections.insertWithTokens(
-              {
-                platform,
-                externalAccountId: account.externalAccountId,
-                accountName: account.name,
-                status: 'active',
-                statusReason: null,
-                scopes: tokens.scopes,
-                connectedBy: userId,
-                tokenExpiresAt: tokens.expiresAt,
-                lastRefreshedAt: now,
-              },
-              { accessToken, refreshToken },
-              manager,
-            ),
-          );
-        }
-      }
-      return connected;
-    });
   }
 
   /**

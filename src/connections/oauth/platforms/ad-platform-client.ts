@@ -1,3 +1,4 @@
+import { providerCall as callProvider, ProviderUnreachableError } from '../../../common/http/provider-call.js';
 import type { Platform } from '../../connection.entity.js';
 
 /** What an OAuth grant gave: plaintext only in memory, on its way to TokenCipher. */
@@ -49,41 +50,20 @@ export interface AdPlatformClient {
   refresh(stored: { accessToken: string | null; refreshToken: string | null }): Promise<GrantedTokens>;
 }
 
-/**
- * One call to a provider with a time limit and no redirects (a redirect would resend a token).
- * A network failure, a time-out or a 5xx is `provider_unavailable`; otherwise the status and the
- * parsed JSON body (undefined when it is not JSON) are returned for the caller to judge.
- */
+/** The shared provider call (src/common/http/provider-call.ts), its unreachable provider as `provider_unavailable`. */
 export async function providerCall(
   url: URL,
   init: RequestInit,
   timeoutMs: number,
   label: string,
 ): Promise<{ status: number; body: unknown }> {
-  let response: Response;
   try {
-    response = await fetch(url, { ...init, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
-  } catch {
-    throw new PlatformError('provider_unavailable', `${label} could not be reached.`);
-  }
-  if (response.status >= 500) {
-    await response.body?.cancel();
-    throw new PlatformError('provider_unavailable', `${label} answered ${response.status}.`);
-  }
-  let body: unknown;
-  try {
-    body = await response.json();
+    return await callProvider(url, init, timeoutMs, label);
   } catch (error) {
-    // A body cut off by the time-out is the provider being slow; one that is not JSON is an answer.
-    const name = (error as { name?: unknown } | null)?.name;
-    if (name === 'TimeoutError' || name === 'AbortError') throw new PlatformError('provider_unavailable', `${label} answered too slowly.`);
-    body = undefined;
+    if (error instanceof ProviderUnreachableError) throw new PlatformError('provider_unavailable', error.message);
+    throw error;
   }
-  return { status: response.status, body };
 }
-
-export const objectOf = (value: unknown): Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 
 export const expiryOf = (expiresIn: unknown, now: number): Date | null =>
   typeof expiresIn === 'number' && Number.isFinite(expiresIn) && expiresIn > 0 ? new Date(now + expiresIn * 1000) : null;

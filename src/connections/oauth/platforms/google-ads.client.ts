@@ -1,13 +1,6 @@
 import type { GoogleAdsConfig } from '../../../config/app-config.js';
-import {
-  type AdAccount,
-  type AdPlatformClient,
-  expiryOf,
-  type GrantedTokens,
-  objectOf,
-  PlatformError,
-  providerCall,
-} from './ad-platform-client.js';
+import { type AdAccount, type AdPlatformClient, expiryOf, type GrantedTokens, PlatformError, providerCall } from './ad-platform-client.js';
+import { objectOf } from '../../../common/http/provider-call.js';
 
 export const ADWORDS_SCOPE = 'https://www.googleapis.com/auth/adwords';
 

@@ -1,14 +1,7 @@
-import { createHmac } from 'node:crypto';
+import { appSecretProof, graphErrorReason } from '../../../common/http/meta-graph.js';
 import type { MetaAdsConfig } from '../../../config/app-config.js';
-import {
-  type AdAccount,
-  type AdPlatformClient,
-  expiryOf,
-  type GrantedTokens,
-  objectOf,
-  PlatformError,
-  providerCall,
-} from './ad-platform-client.js';
+import { type AdAccount, type AdPlatformClient, expiryOf, type GrantedTokens, PlatformError, providerCall } from './ad-platform-client.js';
+import { objectOf } from '../../../common/http/provider-call.js';
 
 export const META_SCOPES = ['ads_management', 'ads_read'] as const;
 
@@ -55,7 +48,8 @@ export class MetaAdsClient implements AdPlatformClient {
       code: request.code,
       code_verifier: request.codeVerifier,
     });
-    if (short.status !== 200) throw new PlatformError('invalid_code', `Meta refused the authorization code (${graphReason(short.body)}).`);
+    if (short.status !== 200)
+      throw new PlatformError('invalid_code', `Meta refused the authorization code (${graphErrorReason(short.body)}).`);
     const tokens = await this.longLived(tokenOf(short.body));
     const scopes = await this.grantedScopes(tokens.accessToken);
     if (!META_SCOPES.every((scope) => scopes.includes(scope)))
@@ -120,7 +114,7 @@ export class MetaAdsClient implements AdPlatformClient {
   }
 
   private signed(accessToken: string): Record<string, string> {
-    return { access_token: accessToken, appsecret_proof: createHmac('sha256', this.settings.appSecret).update(accessToken).digest('hex') };
+    return { access_token: accessToken, appsecret_proof: appSecretProof(this.settings.appSecret, accessToken) };
   }
 
   /** A Graph GET. Its URL holds the app secret or a token: it never reaches a log or an error. */
@@ -137,13 +131,6 @@ function tokenOf(body: unknown): string {
   return token;
 }
 
-/** Graph's error type and code only: its message may quote what was sent. */
-function graphReason(body: unknown): string {
-  const error = objectOf(objectOf(body).error);
-  const type = typeof error.type === 'string' ? error.type.slice(0, 64) : 'error';
-  return `${type}${typeof error.code === 'number' ? ` ${error.code}` : ''}${typeof error.error_subcode === 'number' ? `/${error.error_subcode}` : ''}`;
-}
-
 /**
  * Error 190 is a dead token: revoked (subcodes 458, 460), expired (463) or otherwise invalid.
  * Anything else (rate limits 4, 17, 32, 613; temporary errors) is not about the grant.
@@ -154,7 +141,7 @@ function graphFailure(body: unknown): PlatformError {
     if (error.error_subcode === 458 || error.error_subcode === 460)
       return new PlatformError('access_revoked', 'The person removed the app or changed their password.');
     if (error.error_subcode === 463) return new PlatformError('token_expired', 'The Meta token has expired.');
-    return new PlatformError('invalid_grant', `Meta refused the token (${graphReason(body)}).`);
+    return new PlatformError('invalid_grant', `Meta refused the token (${graphErrorReason(body)}).`);
   }
-  return new PlatformError('provider_error', `Meta answered with an error (${graphReason(body)}).`);
+  return new PlatformError('provider_error', `Meta answered with an error (${graphErrorReason(body)}).`);
 }
