@@ -140,8 +140,8 @@ async function seedWorkspace(pool: pg.Pool, plan: WorkspacePlan, passwordHash: s
          CROSS JOIN LATERAL (
            SELECT id FROM connections c
             WHERE c.customer_id = a.customer_id
-            ORDER BY hashint4(a.id * 31 + c.id)
-            LIMIT (hashint4(a.id)::bigint & 2147483647) % 4
+            ORDER BY hashint4((a.id * 31 + c.id)::int)
+            LIMIT (hashint4(a.id::int)::bigint & 2147483647) % 4
          ) c
         WHERE a.customer_id = $1`,
       [customerId],
