@@ -47,7 +47,7 @@ export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.data/**', 'coverage/**', 'web/dist/**'] },
   ...tseslint.configs.recommended,
   {
-    files: ['**/*.ts'],
+    files: ['**/*.ts', 'web/**/*.tsx'],
     languageOptions: {
       parserOptions: {
         projectService: true,

@@ -1,12 +1,12 @@
 // `npm start`'s prestart: builds only when a build input is newer than the last build, so a
 // start after no change takes milliseconds instead of a full `nest build` (about 20-40 s).
-// Inputs: the TypeScript sources and every file that changes how they compile or what they load.
+// Inputs: the TypeScript sources (the service's and the web interface's) and every file that changes how they compile or what they load.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const STAMP = 'dist/.build-stamp';
-const INPUTS = ['src', 'bench', 'ormconfig.ts', 'tsconfig.json', 'tsconfig.build.json', 'nest-cli.json', 'package-lock.json'];
+const INPUTS = ['src', 'web', 'bench', 'ormconfig.ts', 'tsconfig.json', 'tsconfig.build.json', 'nest-cli.json', 'package-lock.json'];
 
 function newestMtime(path) {
   if (!existsSync(path)) return 0;

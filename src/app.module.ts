@@ -22,6 +22,7 @@ import { createValidationPipe } from './common/validation/validation-pipe.js';
 import type { AppConfig } from './config/app-config.js';
 import { APP_CONFIG } from './config/config.token.js';
 import { ConnectionsModule } from './connections/connections.module.js';
+import { WebModule } from './web/web.module.js';
 import { CustomersModule } from './customers/customers.module.js';
 import { DatabaseHealth } from './database/database-health.js';
 import { dataSourceOptions } from './database/data-source-options.js';
@@ -96,6 +97,7 @@ export class AppModule {
         SignalsModule,
         AiModelInstancesModule,
         ConnectionsModule,
+        WebModule,
         McpTokensModule,
         McpModule,
       ],

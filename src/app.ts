@@ -20,6 +20,7 @@ import { Metrics, type PgPoolLike } from './metrics/metrics.js';
 import type { CredentialCache } from './common/credential-cache/credential-cache.js';
 import { CREDENTIAL_CACHE } from './common/credential-cache/credential-cache.token.js';
 import { buildOpenApiDocument, mountApiDocs } from './openapi/openapi.js';
+import { mountWebApp } from './web/web-app.js';
 
 export interface CreateAppOptions {
   /** With `databaseUrl` set to a migrated database (main.ts resolves the embedded cluster's). */
@@ -89,6 +90,7 @@ export async function createApp({
   metrics.watchCredentialCache(app.get<CredentialCache>(CREDENTIAL_CACHE).stats);
   if (config.corsOrigins.length > 0) app.enableCors(corsOptions(config.corsOrigins));
   mountApiDocs(app, buildOpenApiDocument(app));
+  await mountWebApp(fastify);
   await app.init();
   IN_FLIGHT.set(app, inFlight);
   return app;

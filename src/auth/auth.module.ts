@@ -51,6 +51,6 @@ import { jwtModuleOptions, TokenService } from './tokens/token.service.js';
     Authenticator,
     { provide: APP_GUARD, useClass: RequestGuard },
   ],
-  exports: [SessionsService, TokenService],
+  exports: [SessionsService, TokenService, LoginService, SocialLoginService],
 })
 export class AuthModule {}

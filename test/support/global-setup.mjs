@@ -1,10 +1,13 @@
 // Once per run: decide which PostgreSQL the tests use and tell the workers through the environment.
 // TEST_DATABASE_URL when set (CI uses the machine's server), else a throwaway embedded cluster.
 // Plain JavaScript because Jest loads global setup outside its ESM transform.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { chmod, mkdtemp } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 function freePort() {
   return new Promise((resolve, reject) => {
@@ -17,7 +20,31 @@ function freePort() {
   });
 }
 
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+function newestMtime(path) {
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  return Math.max(stat.mtimeMs, ...readdirSync(path).map((entry) => newestMtime(join(path, entry))));
+}
+
+/**
+ * The web interface's files (dist/web), which the app serves at /app/ and the browser tests load:
+ * built here, once per run and only when web/ changed since, so no two workers build at once.
+ */
+function buildWebInterface() {
+  const index = join(ROOT, 'dist', 'web', 'index.html');
+  if (existsSync(index) && statSync(index).mtimeMs >= newestMtime(join(ROOT, 'web'))) return;
+  const vite = join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js');
+  const build = spawnSync(process.execPath, [vite, 'build', '--config', join(ROOT, 'web', 'vite.config.ts'), '--logLevel', 'warn'], {
+    cwd: ROOT,
+    stdio: 'inherit',
+  });
+  if (build.status !== 0) throw new Error('building the web interface (vite build) failed');
+}
+
 export default async function globalSetup() {
+  buildWebInterface();
   process.env.TEST_RUN_ID = `${process.pid}_${Date.now().toString(36)}`;
   if (process.env.TEST_DATABASE_URL) {
     process.env.TEST_ADMIN_DATABASE_URL = process.env.TEST_DATABASE_URL;

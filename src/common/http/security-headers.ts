@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 /**
  * Headers every API response carries (SPEC section 9): no MIME sniffing, and a content security
  * policy that lets a JSON answer do nothing if a browser is ever tricked into rendering it. API
- * answers under /api/v1/ and /mcp are per caller, so no cache may keep them (token responses
+ * answers under /api/v1/, /mcp and the web interface's /app/session/ are per caller, so no cache may keep them (token responses
  * included, as RFC 6749 asks). Swagger UI and the API document keep their own caching and
  * policy: they are public, and Swagger UI is a page with scripts of its own.
  */
@@ -14,7 +14,7 @@ const API_RESPONSE = {
   'cache-control': 'no-store',
 } as const;
 
-const PERSONAL_PREFIXES = ['/api/v1/', '/mcp'];
+const PERSONAL_PREFIXES = ['/api/v1/', '/mcp', '/app/session/'];
 
 /** The security headers of a response to `url`. Also used where Fastify answers before any hook runs (router errors). */
 export function securityHeadersFor(url: string): Readonly<Record<string, string>> {

@@ -1,0 +1,33 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { SOCIAL_PROVIDERS } from '../../auth/social/social-provider.js';
+import { PLATFORM_SLUGS } from '../../connections/oauth/connection-flow.service.js';
+
+/** What the web interface keeps in memory: an access token, never the refresh token (that stays in the cookie). */
+export class WebSessionDto {
+  @ApiProperty({ description: 'Access token (JWT) for `Authorization: Bearer …`; kept in memory by the web interface.' })
+  access: string;
+
+  @ApiProperty({ type: 'integer', minimum: 1, example: 900, description: 'Seconds until the access token expires.' })
+  expires_in: number;
+}
+
+/** Which sign-in and connect buttons the web interface shows. */
+export class WebConfigDto {
+  @ApiProperty({
+    enum: SOCIAL_PROVIDERS,
+    isArray: true,
+    maxItems: SOCIAL_PROVIDERS.length,
+    example: ['google-oauth2'],
+    description: 'Configured social-login providers.',
+  })
+  social_providers: string[];
+
+  @ApiProperty({
+    enum: Object.keys(PLATFORM_SLUGS),
+    isArray: true,
+    maxItems: Object.keys(PLATFORM_SLUGS).length,
+    example: ['google-ads', 'meta-ads'],
+    description: 'Ad platforms whose OAuth app is configured (`/oauth/connections/{platform}/start`).',
+  })
+  ad_platforms: string[];
+}

@@ -1,0 +1,166 @@
+import { useEffect, useState } from 'preact/hooks';
+import { ErrorBoundary, LocationProvider, Route, Router, useLocation } from 'preact-iso';
+import { api, isSignedIn, onSignedOut, renewSession, signOut } from './api/client';
+import type { CurrentUser, WebConfig } from './api/types';
+import { EmptyState, Loading, Notice } from './components/feedback';
+import { AccountPage } from './pages/account';
+import { AudiencePage, AudiencesPage } from './pages/audiences';
+import { ConnectionsPage } from './pages/connections';
+import { McpTokensPage } from './pages/mcp-tokens';
+import { ModelPage, ModelsPage } from './pages/models';
+import { SignalPage, SignalsPage } from './pages/signals';
+import { SignInPage } from './pages/sign-in';
+import { SocialCallbackPage } from './pages/social-callback';
+import { SessionContext, type SessionState } from './session';
+
+type Phase =
+  { kind: 'starting' } | { kind: 'signed-out'; notice?: string } | { kind: 'failed' } | { kind: 'signed-in'; session: SessionState };
+
+const NAVIGATION = [
+  { href: '/app/audiences', label: 'Audiences' },
+  { href: '/app/signals', label: 'Signals' },
+  { href: '/app/models', label: 'AI models' },
+  { href: '/app/connections', label: 'Connections' },
+  { href: '/app/mcp-tokens', label: 'MCP tokens' },
+  { href: '/app/account', label: 'Account' },
+];
+
+export function App() {
+  return (
+    <LocationProvider scope="/app">
+      <ErrorBoundary>
+        <Root />
+      </ErrorBoundary>
+    </LocationProvider>
+  );
+}
+
+/** Restores the session from its cookie on load, then shows the sign-in page or the app. */
+function Root() {
+  const location = useLocation();
+  const [phase, setPhase] = useState<Phase>({ kind: 'starting' });
+  const [config, setConfig] = useState<WebConfig | null>(null);
+
+  const enter = async () => {
+    const [user, options] = await Promise.all([api<CurrentUser>('GET', '/api/v1/users/me/'), api<WebConfig>('GET', '/app/session/config')]);
+    setConfig(options);
+    setPhase({
+      kind: 'signed-in',
+      session: {
+        user,
+        config: options,
+        canWrite: user.role !== 'viewer',
+        signOut: async () => {
+          await signOut();
+          setPhase({ kind: 'signed-out', notice: 'You are signed out.' });
+          location.route('/app/');
+        },
+      },
+    });
+  };
+
+  useEffect(() => {
+    const stop = onSignedOut(() => setPhase({ kind: 'signed-out', notice: 'Your session has ended. Sign in again.' }));
+    if (location.path.startsWith('/app/auth/callback/')) return stop;
+    api<WebConfig>('GET', '/app/session/config').then(setConfig, () => setConfig(null));
+    renewSession()
+      .then((restored) => (restored ? enter() : setPhase({ kind: 'signed-out' })))
+      .catch(() => setPhase({ kind: 'failed' }));
+    return stop;
+  }, []);
+
+  if (location.path.startsWith('/app/auth/callback/')) {
+    const provider = decodeURIComponent(location.path.slice('/app/auth/callback/'.length).replace(/\/$/, ''));
+    return (
+      <SocialCallbackPage
+        provider={provider}
+        onDone={(linked) => {
+          location.route(linked ? `/app/account?linked=${encodeURIComponent(provider)}` : '/app/audiences', true);
+          void enter();
+        }}
+      />
+    );
+  }
+  if (phase.kind === 'starting') return <Loading label="Starting…" />;
+  if (phase.kind === 'failed')
+    return (
+      <main class="sign-in" id="main">
+        <Notice kind="error">The service could not be reached. Reload the page to try again.</Notice>
+      </main>
+    );
+  if (phase.kind === 'signed-out' || !isSignedIn())
+    return <SignInPage config={config} notice={phase.kind === 'signed-out' ? phase.notice : undefined} onSignedIn={() => void enter()} />;
+  return (
+    <SessionContext.Provider value={phase.session}>
+      <Shell session={phase.session} />
+    </SessionContext.Provider>
+  );
+}
+
+function Shell(props: { session: SessionState }) {
+  const { path } = useLocation();
+  const { user } = props.session;
+  return (
+    <div class="shell">
+      <a class="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header class="topbar">
+        <a class="brand" href="/app/audiences">
+          <img src="/app/favicon.svg" alt="" width={24} height={24} />
+          Audience and Signal Platform
+        </a>
+        <div class="whoami">
+          <span>
+            {user.email} · <span class={`role role-${user.role}`}>{user.role}</span>
+          </span>
+          <button type="button" class="button button-quiet" onClick={() => void props.session.signOut()}>
+            Sign out
+          </button>
+        </div>
+      </header>
+      <nav class="sidebar" aria-label="Main">
+        <ul>
+          {NAVIGATION.map((item) => (
+            <li key={item.href}>
+              <a href={item.href} aria-current={path === item.href || path.startsWith(`${item.href}/`) ? 'page' : undefined}>
+                {item.label}
+              </a>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      <main class="content" id="main" tabIndex={-1}>
+        <Router>
+          <Route path="/app" component={Home} />
+          <Route path="/app/audiences" component={AudiencesPage} />
+          <Route path="/app/audiences/:id" component={AudiencePage} />
+          <Route path="/app/signals" component={SignalsPage} />
+          <Route path="/app/signals/:id" component={SignalPage} />
+          <Route path="/app/models" component={ModelsPage} />
+          <Route path="/app/models/:id" component={ModelPage} />
+          <Route path="/app/connections" component={ConnectionsPage} />
+          <Route path="/app/mcp-tokens" component={McpTokensPage} />
+          <Route path="/app/account" component={AccountPage} />
+          <Route default component={NotFound} />
+        </Router>
+      </main>
+    </div>
+  );
+}
+
+function Home() {
+  const location = useLocation();
+  useEffect(() => location.route('/app/audiences', true), []);
+  return null;
+}
+
+function NotFound() {
+  return (
+    <EmptyState title="Page not found">
+      <p>
+        There is no page here. <a href="/app/audiences">Go to audiences</a>.
+      </p>
+    </EmptyState>
+  );
+}

@@ -1,0 +1,191 @@
+import type { ComponentChildren, VNode } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { useLocation } from 'preact-iso';
+import { api, type Problem, ProblemError } from '../api/client';
+import { useSession } from '../session';
+import { ConfirmDialog, formatDate, Loading, Notice, PageHeader, ProblemNotice, StatusBadge } from './feedback';
+
+export interface Transition {
+  /** The status value the API takes. */
+  to: string | number;
+  label: string;
+  /** Asks first: archiving is final. */
+  confirm?: string;
+}
+
+interface Row {
+  id: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/**
+ * The page of one object: its form, the status changes its state machine allows from where it
+ * is, and delete with a confirmation that explains a refusal (409) in place. `id` "new" is the
+ * create page. Viewers get the same page without any write control.
+ */
+export function ResourceEditor<T extends Row>(props: {
+  id: string;
+  apiPath: string;
+  appPath: string;
+  noun: string;
+  titleOf: (row: T) => string;
+  status?: (row: T) => { value: string; label: string };
+  transitions?: (row: T) => Transition[];
+  readOnly?: (row: T) => boolean;
+  deleteNote?: string;
+  form: (args: { row: T | null; readOnly: boolean; onSaved: (row: T) => void }) => VNode;
+  children?: (row: T) => ComponentChildren;
+}) {
+  const { canWrite } = useSession();
+  const location = useLocation();
+  const creating = props.id === 'new';
+  const [row, setRow] = useState<T | null>(null);
+  const [problem, setProblem] = useState<Problem | null>(null);
+  const [saved, setSaved] = useState<string | null>(location.query.created ? `The ${props.noun} was created.` : null);
+  const [statusProblem, setStatusProblem] = useState<Problem | null>(null);
+  const [pending, setPending] = useState<Transition | null>(null);
+  const [deleting, setDeleting] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [dialogProblem, setDialogProblem] = useState<Problem | null>(null);
+
+  useEffect(() => {
+    if (creating) return;
+    setRow(null);
+    setProblem(null);
+    api<T>('GET', `${props.apiPath}${props.id}/`).then(setRow, (error: unknown) => {
+      if (error instanceof ProblemError) setProblem(error.problem);
+    });
+  }, [props.id]);
+
+  if (creating && !canWrite)
+    return <ProblemNotice problem={{ status: 403, code: 'permission_denied', detail: 'Viewers cannot create items.' }} />;
+  if (creating)
+    return (
+      <>
+        <PageHeader title={`New ${props.noun}`} />
+        {props.form({ row: null, readOnly: false, onSaved: (created) => location.route(`${props.appPath}/${created.id}?created=1`) })}
+      </>
+    );
+  if (problem) return <ProblemNotice problem={problem} />;
+  if (!row) return <Loading />;
+
+  const readOnly = !canWrite || (props.readOnly?.(row) ?? false);
+  const status = props.status?.(row);
+  const transitions = canWrite ? (props.transitions?.(row) ?? []) : [];
+
+  async function changeStatus(transition: Transition) {
+    setBusy(true);
+    setStatusProblem(null);
+    setDialogProblem(null);
+    try {
+      const updated = await api<T>('PATCH', `${props.apiPath}${props.id}/`, { status: transition.to });
+      setRow(updated);
+      setPending(null);
+      setSaved(`Status changed to ${props.status?.(updated).label ?? transition.to}.`);
+    } catch (error) {
+      if (!(error instanceof ProblemError)) throw error;
+      if (pending) setDialogProblem(error.problem);
+      else setStatusProblem(error.problem);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  async function remove() {
+    setBusy(true);
+    setDialogProblem(null);
+    try {
+      await api('DELETE', `${props.apiPath}${props.id}/`);
+      location.route(`${props.appPath}?deleted=1`);
+    } catch (error) {
+      if (error instanceof ProblemError) setDialogProblem(error.problem);
+      else throw error;
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <>
+      <PageHeader title={props.titleOf(row)}>{status ? <StatusBadge status={status.value} label={status.label} /> : null}</PageHeader>
+      <p class="meta">
+        Created {formatDate(row.created_at)} · Updated {formatDate(row.updated_at)} · ID {row.id}
+      </p>
+      {saved ? <Notice kind="success">{saved}</Notice> : null}
+      {transitions.length > 0 ? (
+        <section class="status-actions" aria-label="Status">
+          <h2>Status</h2>
+          <div class="actions">
+            {transitions.map((transition) => (
+              <button
+                key={transition.to}
+                type="button"
+                class="button"
+                disabled={busy}
+                onClick={() => {
+                  setDialogProblem(null);
+                  if (transition.confirm) setPending(transition);
+                  else void changeStatus(transition);
+                }}
+              >
+                {transition.label}
+              </button>
+            ))}
+          </div>
+          <ProblemNotice problem={statusProblem} />
+        </section>
+      ) : null}
+      {props.readOnly?.(row) ? <Notice kind="info">This {props.noun} is archived: it is final and can no longer change.</Notice> : null}
+      {props.form({
+        row,
+        readOnly,
+        onSaved: (updated) => {
+          setRow(updated);
+          setSaved('Changes saved.');
+        },
+      })}
+      {props.children?.(row)}
+      {canWrite ? (
+        <section class="danger-zone" aria-label="Delete">
+          <h2>Delete</h2>
+          <p>{props.deleteNote ?? `Deleting removes this ${props.noun} for good.`}</p>
+          <button
+            type="button"
+            class="button button-danger"
+            onClick={() => {
+              setDialogProblem(null);
+              setDeleting(true);
+            }}
+          >
+            Delete {props.noun}
+          </button>
+        </section>
+      ) : null}
+      <ConfirmDialog
+        open={pending !== null}
+        title={pending?.label ?? ''}
+        confirmLabel={pending?.label ?? ''}
+        danger
+        busy={busy}
+        problem={dialogProblem}
+        onConfirm={() => pending && void changeStatus(pending)}
+        onCancel={() => setPending(null)}
+      >
+        <p>{pending?.confirm}</p>
+      </ConfirmDialog>
+      <ConfirmDialog
+        open={deleting}
+        title={`Delete “${props.titleOf(row)}”?`}
+        confirmLabel="Delete"
+        danger
+        busy={busy}
+        problem={dialogProblem}
+        onConfirm={() => void remove()}
+        onCancel={() => setDeleting(false)}
+      >
+        <p>{props.deleteNote ?? `This cannot be undone.`}</p>
+      </ConfirmDialog>
+    </>
+  );
+}

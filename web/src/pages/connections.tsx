@@ -1,0 +1,245 @@
+import { useState } from 'preact/hooks';
+import { useRoute } from 'preact-iso';
+import { api, type Problem, ProblemError } from '../api/client';
+import type { Connection } from '../api/types';
+import { ConfirmDialog, EmptyState, formatDate, Notice, PageHeader, ProblemNotice, StatusBadge } from '../components/feedback';
+import { TextField } from '../components/fields';
+import { FormProblem } from '../components/form-problem';
+import { useForm } from '../components/form';
+import { enumOptions } from '../components/lookups';
+import { ResourceList } from '../components/resource-list';
+import { useSession } from '../session';
+
+const API = '/api/v1/connections/';
+const APP = '/app/connections';
+const PLATFORMS: Record<string, { slug: string; label: string }> = {
+  google_ads: { slug: 'google-ads', label: 'Google Ads' },
+  meta_ads: { slug: 'meta-ads', label: 'Meta Ads' },
+};
+const platformLabel = (platform: string) => PLATFORMS[platform]?.label ?? platform;
+
+/** What the connection flow's `error=` codes (docs/ad-connections.md) mean to the person who clicked "Connect". */
+const FLOW_ERRORS: Record<string, string> = {
+  access_denied: 'You declined access at the provider. Nothing was connected.',
+  invalid_state: 'The connection attempt was not recognised (it may have been used already). Start again.',
+  expired_state: 'The connection attempt took too long. Start again.',
+  browser_mismatch: 'The connection was finished in a different browser than the one that started it. Start again in one browser.',
+  missing_code: 'The provider did not send an authorization. Start again.',
+  invalid_code: 'The provider refused the authorization. Start again.',
+  scope_missing: 'Access to ad management was not granted. Start again and allow all requested permissions.',
+  no_accounts: 'This login has no ad accounts to connect.',
+  permission_denied: 'Your account may no longer connect ad accounts.',
+  provider_unavailable: 'The provider could not be reached. Try again shortly.',
+  provider_error: 'The provider answered with an error. Try again shortly.',
+  invalid_grant: 'The provider no longer accepts this authorization. Start again.',
+  temporarily_unavailable: 'The provider is temporarily unavailable. Try again shortly.',
+  server_error: 'Something went wrong on our side. Try again shortly.',
+};
+
+/** Starts an OAuth flow (SPEC section 6): the service answers where to send the browser; it comes back here with the outcome. */
+async function startFlow(slug: string): Promise<void> {
+  const started = await api<{ authorization_url: string }>('POST', `/oauth/connections/${slug}/start`, { return_to: APP });
+  window.location.assign(started.authorization_url);
+}
+
+export function ConnectionsPage() {
+  const { canWrite, config } = useSession();
+  const { query } = useRoute();
+  const [problem, setProblem] = useState<Problem | null>(null);
+  const [starting, setStarting] = useState<string | null>(null);
+  const [version, setVersion] = useState(0);
+  const [editing, setEditing] = useState<Connection | null>(null);
+  const [removing, setRemoving] = useState<Connection | null>(null);
+  const [done, setDone] = useState<string | null>(null);
+  const platform = query.platform ? platformLabel(query.platform) : 'the ad platform';
+
+  const connect = (slug: string) => {
+    setProblem(null);
+    setStarting(slug);
+    startFlow(slug).catch((error: unknown) => {
+      setStarting(null);
+      if (error instanceof ProblemError) setProblem(error.problem);
+    });
+  };
+
+  return (
+    <>
+      <PageHeader title="Connections" description="Google Ads and Meta Ads accounts that audiences and signals deliver to.">
+        {canWrite
+          ? config.ad_platforms.map((slug) => (
+              <button key={slug} type="button" class="button button-primary" disabled={starting !== null} onClick={() => connect(slug)}>
+                {starting === slug ? 'Redirecting…' : `Connect ${slug === 'google-ads' ? 'Google Ads' : 'Meta Ads'}`}
+              </button>
+            ))
+          : null}
+      </PageHeader>
+      {query.connected ? (
+        <Notice kind="success">
+          Connected {query.connected} {platform} account{query.connected === '1' ? '' : 's'}.
+        </Notice>
+      ) : null}
+      {query.error ? <Notice kind="error">{FLOW_ERRORS[query.error] ?? `Connecting ${platform} failed (${query.error}).`}</Notice> : null}
+      {canWrite && config.ad_platforms.length === 0 ? (
+        <Notice kind="info">
+          No ad platform is configured on this server: the operator sets GOOGLE_ADS_* or META_* (see docs/ad-connections.md).
+        </Notice>
+      ) : null}
+      {done ? <Notice kind="success">{done}</Notice> : null}
+      <ProblemNotice problem={problem} />
+      <ResourceList<Connection>
+        apiPath={API}
+        appPath={APP}
+        caption="Connections"
+        version={version}
+        filters={[
+          { name: 'platform', label: 'Platform', options: Object.entries(PLATFORMS).map(([value, { label }]) => ({ value, label })) },
+          { name: 'status', label: 'Status', options: enumOptions(['active', 'expired', 'revoked', 'error']) },
+        ]}
+        orderings={[
+          { value: 'name', label: 'Account name (A–Z)' },
+          { value: '-name', label: 'Account name (Z–A)' },
+          { value: 'created_at', label: 'Oldest first' },
+          { value: 'status', label: 'Status' },
+        ]}
+        columns={[
+          {
+            label: 'Account',
+            cell: (row) => (
+              <>
+                <strong>{row.account_name}</strong>
+                <br />
+                <small>
+                  {platformLabel(row.platform)} · {row.external_account_id}
+                </small>
+              </>
+            ),
+          },
+          {
+            label: 'Status',
+            cell: (row) => (
+              <>
+                <StatusBadge status={row.status} />
+                {row.status_reason ? <small class="reason"> {row.status_reason.replace(/_/g, ' ')}</small> : null}
+              </>
+            ),
+          },
+          { label: 'Last refreshed', cell: (row) => formatDate(row.last_refreshed_at) },
+          {
+            label: 'Actions',
+            cell: (row) =>
+              canWrite ? (
+                <div class="row-actions">
+                  {row.reauthorize_required && config.ad_platforms.includes(PLATFORMS[row.platform]?.slug) ? (
+                    <button type="button" class="button button-primary" onClick={() => connect(PLATFORMS[row.platform].slug)}>
+                      Reconnect<span class="visually-hidden"> {row.account_name}</span>
+                    </button>
+                  ) : null}
+                  <button type="button" class="button" onClick={() => setEditing(row)}>
+                    Rename<span class="visually-hidden"> {row.account_name}</span>
+                  </button>
+                  <button type="button" class="button button-danger" onClick={() => setRemoving(row)}>
+                    Delete<span class="visually-hidden"> {row.account_name}</span>
+                  </button>
+                </div>
+              ) : (
+                '—'
+              ),
+          },
+        ]}
+        empty={
+          <EmptyState title="No connections yet">
+            <p>Connect a Google Ads or Meta Ads account to deliver audiences and signals to it.</p>
+          </EmptyState>
+        }
+      />
+      {editing ? (
+        <RenameDialog
+          connection={editing}
+          onClose={(saved) => {
+            setEditing(null);
+            if (saved) {
+              setDone('Connection renamed.');
+              setVersion((value) => value + 1);
+            }
+          }}
+        />
+      ) : null}
+      <DeleteDialog
+        connection={removing}
+        onClose={(deleted) => {
+          setRemoving(null);
+          if (deleted) {
+            setDone('Connection deleted; its grant was revoked at the provider.');
+            setVersion((value) => value + 1);
+          }
+        }}
+      />
+    </>
+  );
+}
+
+function RenameDialog(props: { connection: Connection; onClose: (saved: boolean) => void }) {
+  const form = useForm({ account_name: props.connection.account_name });
+  const save = () =>
+    form.submit(async () => {
+      await api('PATCH', `${API}${props.connection.id}/`, { account_name: form.values.account_name });
+      props.onClose(true);
+    });
+  return (
+    <ConfirmDialog
+      open
+      title="Rename connection"
+      confirmLabel="Save"
+      busy={form.busy}
+      onConfirm={() => void save()}
+      onCancel={() => props.onClose(false)}
+    >
+      <FormProblem problem={form.problem} fields={['account_name']} />
+      <TextField
+        label="Account name"
+        name="account_name"
+        required
+        maxLength={255}
+        value={form.values.account_name}
+        onValue={form.set('account_name')}
+        errors={form.errorsFor('account_name')}
+      />
+    </ConfirmDialog>
+  );
+}
+
+function DeleteDialog(props: { connection: Connection | null; onClose: (deleted: boolean) => void }) {
+  const [busy, setBusy] = useState(false);
+  const [problem, setProblem] = useState<Problem | null>(null);
+  const remove = async () => {
+    if (!props.connection) return;
+    setBusy(true);
+    setProblem(null);
+    try {
+      await api('DELETE', `${API}${props.connection.id}/`);
+      props.onClose(true);
+    } catch (error) {
+      if (error instanceof ProblemError) setProblem(error.problem);
+      else throw error;
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <ConfirmDialog
+      open={props.connection !== null}
+      title={`Delete “${props.connection?.account_name ?? ''}”?`}
+      confirmLabel="Delete"
+      danger
+      busy={busy}
+      problem={problem}
+      onConfirm={() => void remove()}
+      onCancel={() => {
+        setProblem(null);
+        props.onClose(false);
+      }}
+    >
+      <p>The grant is revoked at the provider. Signals that deliver to this account lose it, and active ones are paused.</p>
+    </ConfirmDialog>
+  );
+}
