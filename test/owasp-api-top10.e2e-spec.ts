@@ -1222,6 +1222,8 @@ describe('API7:2023 Server Side Request Forgery', () => {
       // Once per body media type: JSON and form.
       'POST /api/v1/auth/o/{provider}/ redirect_uri',
       'POST /api/v1/auth/o/{provider}/ redirect_uri',
+      // The web interface's finish of the same flow (JSON only), with the same allow-list check.
+      'POST /app/session/social/{provider} redirect_uri',
     ]);
   });
 
@@ -1488,9 +1490,11 @@ describe('API9:2023 Improper Inventory Management', () => {
     expect(served.length).toBeGreaterThan(documented.length);
     // Documented routes that are not served would be a client generator's dead ends.
     expect(documented.filter((route) => !served.includes(route))).toEqual([]);
-    // Outside the document by design: the document and its viewer, the orchestrator's probes, and
-    // /mcp, which describes itself to MCP clients (tools/list; SPEC section 7).
-    expect(served.filter((route) => !documented.includes(route)).sort()).toEqual(
+    // Outside the document by design: the document and its viewer, the orchestrator's probes,
+    // /mcp, which describes itself to MCP clients (tools/list; SPEC section 7), and the web
+    // interface's pages and built files (their names carry a content hash).
+    const undocumented = served.filter((route) => !documented.includes(route) && !route.startsWith('GET /app/assets/'));
+    expect(undocumented.sort()).toEqual(
       [
         'GET /api/docs',
         'GET /api/docs/*',
@@ -1499,6 +1503,9 @@ describe('API9:2023 Improper Inventory Management', () => {
         'GET /api/docs/index.html',
         'GET /api/docs/swagger-ui-init.js',
         'GET /api/schema',
+        'GET /app',
+        'GET /app/*',
+        'GET /app/favicon.svg',
         'GET /healthz',
         'GET /metrics',
         'GET /readyz',

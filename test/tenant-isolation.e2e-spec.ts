@@ -193,6 +193,14 @@ describe('tenant isolation', () => {
       'GET /oauth/connections/{id}/callback': [],
       'GET /api/v1/auth/o/{id}/': [],
       'POST /api/v1/auth/o/{id}/': [],
+      // The web interface's session endpoints name no workspace object: they sign in, renew and
+      // end the caller's own session (test/web-session); what the page then reads goes through
+      // the API routes above.
+      'GET /app/session/config': [],
+      'POST /app/session/login': [],
+      'POST /app/session/refresh': [],
+      'POST /app/session/logout': [],
+      'POST /app/session/social/{id}': [],
     };
   }
 

@@ -86,6 +86,22 @@ describe('web interface: pages and session endpoints', () => {
       expect((await api.request('/app/favicon.svg')).headers.get('content-type')).toBe('image/svg+xml');
     });
 
+    it('serves no file from outside the build, whatever the path tricks', async () => {
+      for (const path of [
+        '/app/assets/../../package.json',
+        '/app/assets/%2e%2e/%2e%2e/package.json',
+        '/app/assets/..%2f..%2fpackage.json',
+        '/app/%2e%2e/package.json',
+        '/app/assets/%252e%252e/package.json',
+        '/app/..%2fpackage.json',
+      ]) {
+        const response = await api.request(path);
+        const text = await response.text();
+        expect({ path, leaked: text.includes('audience-signal-platform-api') }).toEqual({ path, leaked: false });
+        expect([200, 400, 404]).toContain(response.status);
+      }
+    });
+
     it('answers a GET on a session endpoint 405, not the page', async () => {
       const response = await api.request('/app/session/login');
       expect(response.status).toBe(405);

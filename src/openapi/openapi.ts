@@ -53,7 +53,10 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .addTag('ai-model-instances', 'AI models of the workspace and their lifecycle: pending → training → ready or failed; archived.')
     .addTag('connections', 'Google Ads and Meta Ads accounts of the workspace. Deleting one revokes its grant and detaches its signals.')
     .addTag('mcp-tokens', 'Your personal tokens for AI agents on `/mcp` (Model Context Protocol). The secret is shown once. JWT only.')
-    .addTag('web-session', 'The web interface’s own sign-in at `/app/session/`: the refresh token lives in an HttpOnly cookie. Not for API clients.')
+    .addTag(
+      'web-session',
+      'The web interface’s own sign-in at `/app/session/`: the refresh token lives in an HttpOnly cookie. Not for API clients.',
+    )
     .build();
   const document = SwaggerModule.createDocument(app, config, {
     operationIdFactory: operationId,

@@ -85,8 +85,11 @@ export function ResourceEditor<T extends Row>(props: {
       setSaved(`Status changed to ${props.status?.(updated).label ?? transition.to}.`);
     } catch (error) {
       if (!(error instanceof ProblemError)) throw error;
-      if (pending) setDialogProblem(error.problem);
-      else setStatusProblem(error.problem);
+      // The state machine's refusal is under errors.status: that sentence is the whole story.
+      const reason = error.problem.errors?.status;
+      const problem = reason ? { ...error.problem, detail: reason.join(' '), errors: undefined } : error.problem;
+      if (pending) setDialogProblem(problem);
+      else setStatusProblem(problem);
     } finally {
       setBusy(false);
     }

@@ -75,6 +75,8 @@ export function AudiencePage() {
   const { params } = useRoute();
   return (
     <ResourceEditor<Audience>
+      // A new object page per id: creating moves from /new to /<id> with fresh state.
+      key={params.id}
       id={params.id}
       apiPath={API}
       appPath={APP}

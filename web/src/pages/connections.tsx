@@ -1,5 +1,5 @@
-import { useState } from 'preact/hooks';
-import { useRoute } from 'preact-iso';
+import { useEffect, useState } from 'preact/hooks';
+import { useLocation } from 'preact-iso';
 import { api, type Problem, ProblemError } from '../api/client';
 import type { Connection } from '../api/types';
 import { ConfirmDialog, EmptyState, formatDate, Notice, PageHeader, ProblemNotice, StatusBadge } from '../components/feedback';
@@ -44,7 +44,14 @@ async function startFlow(slug: string): Promise<void> {
 
 export function ConnectionsPage() {
   const { canWrite, config } = useSession();
-  const { query } = useRoute();
+  const location = useLocation();
+  // A flow's outcome (SPEC section 6: platform, connected or error) is read once, then dropped
+  // from the address, so a reload does not repeat it and `platform` does not filter the list.
+  const [outcome] = useState(() => ({ ...location.query }));
+  useEffect(() => {
+    if (outcome.connected || outcome.error) location.route(APP, true);
+  }, []);
+  const query = outcome;
   const [problem, setProblem] = useState<Problem | null>(null);
   const [starting, setStarting] = useState<string | null>(null);
   const [version, setVersion] = useState(0);

@@ -85,6 +85,8 @@ export function ModelPage() {
   const { params } = useRoute();
   return (
     <ResourceEditor<ModelInstance>
+      // A new object page per id: creating moves from /new to /<id> with fresh state.
+      key={params.id}
       id={params.id}
       apiPath={API}
       appPath={APP}

@@ -90,6 +90,8 @@ export function SignalPage() {
   const { params } = useRoute();
   return (
     <ResourceEditor<Signal>
+      // A new object page per id: creating moves from /new to /<id> with fresh state.
+      key={params.id}
       id={params.id}
       apiPath={API}
       appPath={APP}

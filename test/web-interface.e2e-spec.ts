@@ -1,0 +1,296 @@
+import { jest } from '@jest/globals';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { type FakeGoogleAds, startFakeGoogleAds } from './support/fake-ad-platforms.js';
+import { bearer, createConnection, createUser, createWorkspace, login, send, type TestUser, type Workspace } from './support/factories.js';
+import { type TestApp, startTestApp } from './support/test-app.js';
+import { describeWithBrowser, expectNoSeriousAxeViolations, launchBrowser, saveScreenshot } from './support/web-browser.js';
+
+/**
+ * The web interface in a real browser (issue 14): headless Chromium against the real app, with
+ * Google Ads played by the local fake of the connections suite. Every page is checked with axe
+ * and photographed into test-artifacts/web/.
+ */
+describeWithBrowser('web interface in a browser', () => {
+  jest.setTimeout(60_000);
+  let google: FakeGoogleAds;
+  let api: TestApp;
+  let browser: Browser;
+  let workspace: Workspace;
+  let editor: TestUser;
+  let viewer: TestUser;
+
+  beforeAll(async () => {
+    google = await startFakeGoogleAds();
+    api = await startTestApp({
+      GOOGLE_ADS_CLIENT_ID: google.clientId,
+      GOOGLE_ADS_CLIENT_SECRET: google.clientSecret,
+      GOOGLE_ADS_DEVELOPER_TOKEN: google.developerToken,
+      GOOGLE_ADS_AUTHORIZATION_URL: `${google.url}/o/oauth2/v2/auth`,
+      GOOGLE_ADS_TOKEN_URL: `${google.url}/token`,
+      GOOGLE_ADS_API_URL: google.url,
+      GOOGLE_OAUTH_REVOKE_URL: `${google.url}/revoke`,
+      CONNECTION_SWEEP_INTERVAL_SECONDS: '0',
+    });
+    workspace = await createWorkspace(api);
+    editor = await createUser(api, workspace, { role: 'editor' });
+    viewer = await createUser(api, workspace, { role: 'viewer' });
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await api?.close();
+    await google?.close();
+  });
+
+  /** A fresh browser profile (its own cookies), signed in through the sign-in page. */
+  async function signedIn(user: TestUser): Promise<{ context: BrowserContext; page: Page }> {
+    const context = await browser.newContext({ viewport: { width: 1366, height: 800 } });
+    context.setDefaultTimeout(10_000);
+    const page = await context.newPage();
+    await page.goto(`${api.baseUrl}/app/`);
+    await page.getByLabel('Email').fill(user.email);
+    await page.getByLabel('Password').fill(user.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Audiences' }).waitFor();
+    return { context, page };
+  }
+
+  /** The page passes axe (no serious or critical violation) and is photographed as `name`. */
+  async function check(page: Page, name: string): Promise<void> {
+    await page.waitForLoadState('networkidle');
+    await saveScreenshot(page, name);
+    await expectNoSeriousAxeViolations(page);
+  }
+
+  const errorsOf = (page: Page, label: string) =>
+    page.locator('.field', { has: page.getByRole('textbox', { name: label, exact: true }) }).locator('[data-field-error]');
+
+  it('signs in with a password, and a wrong one is refused on the page', async () => {
+    const context = await browser.newContext({ viewport: { width: 1366, height: 800 } });
+    context.setDefaultTimeout(10_000);
+    const page = await context.newPage();
+    await page.goto(`${api.baseUrl}/app/audiences`);
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await check(page, '01-sign-in');
+
+    await page.getByLabel('Email').fill(editor.email);
+    await page.getByLabel('Password').fill('not the password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').getByText('No active account found with the given credentials.').waitFor();
+
+    await page.getByLabel('Password').fill(editor.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Audiences' }).waitFor();
+    await page.getByText('No audiences yet').waitFor();
+    // The access token lives in memory only: nothing in web storage, and the cookie is HttpOnly.
+    expect(await page.evaluate(() => [localStorage.length, sessionStorage.length, document.cookie])).toEqual([0, 0, '']);
+    const [cookie] = await context.cookies();
+    expect(cookie).toMatchObject({ name: 'audience_session', httpOnly: true, sameSite: 'Strict', path: '/app/session/' });
+    await check(page, '02-audiences-empty');
+
+    // A reload restores the session from the cookie.
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'Audiences' }).waitFor();
+    await context.close();
+  });
+
+  it('creates an audience, with the API’s validation messages beside their fields', async () => {
+    const { context, page } = await signedIn(editor);
+    await page.getByRole('link', { name: 'New audience' }).first().click();
+    await page.getByRole('heading', { level: 1, name: 'New audience' }).waitFor();
+
+    await page.getByLabel('Rules (JSON)').fill('{"country": "DE"}');
+    await page.getByRole('button', { name: 'Create audience' }).click();
+    await errorsOf(page, 'Name').waitFor();
+    expect(await errorsOf(page, 'Name').textContent()).toBe('This field may not be blank.');
+    expect(await page.getByRole('textbox', { name: 'Name', exact: true }).getAttribute('aria-invalid')).toBe('true');
+    await check(page, '03-audience-form-errors');
+
+    await page.getByRole('textbox', { name: 'Name', exact: true }).fill('Frequent buyers');
+    await page.getByLabel('Description').fill('Bought three times in 90 days.');
+    await page.getByRole('button', { name: 'Create audience' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Frequent buyers' }).waitFor();
+    await page.getByText('The audience was created.').waitFor();
+    await check(page, '04-audience-detail');
+
+    // The same name again (unique per workspace, ignoring case): the API's message, beside the name.
+    await page.goto(`${api.baseUrl}/app/audiences/new`);
+    await page.getByRole('textbox', { name: 'Name', exact: true }).fill('FREQUENT BUYERS');
+    await page.getByRole('button', { name: 'Create audience' }).click();
+    await errorsOf(page, 'Name').waitFor();
+    expect(await errorsOf(page, 'Name').textContent()).toMatch(/already/i);
+
+    await page.getByRole('link', { name: 'Audiences', exact: true }).click();
+    await page.getByRole('link', { name: 'Frequent buyers' }).waitFor();
+    await page.getByLabel('Status').selectOption('archived');
+    await page.getByText('Nothing matches').waitFor();
+    await page.getByLabel('Status').selectOption('');
+    await page.getByLabel('Search by name').fill('frequent');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByRole('link', { name: 'Frequent buyers' }).waitFor();
+    expect(new URL(page.url()).search).toBe('?search=frequent');
+    await check(page, '05-audiences-list');
+    await context.close();
+  });
+
+  it('changes a signal’s status only as its state machine allows, and explains a refusal', async () => {
+    const connection = await createConnection(api, workspace, { accountName: 'Shop DE' });
+    const { access } = await login(api, editor);
+    const created = await api.request('/api/v1/signals/', send('POST', { name: 'Purchases', signal_type: 'conversion' }, bearer(access)));
+    const signal = (await created.json()) as { id: number };
+
+    const { context, page } = await signedIn(editor);
+    await page.getByRole('link', { name: 'Signals' }).click();
+    await page.getByRole('link', { name: 'Purchases' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Purchases' }).waitFor();
+    const statusButtons = () => page.getByRole('region', { name: 'Status' }).getByRole('button').allTextContents();
+    expect(await statusButtons()).toEqual(['Activate', 'Archive']);
+
+    // No connection yet: the API refuses, and says why.
+    await page.getByRole('button', { name: 'Activate' }).click();
+    await page.getByRole('region', { name: 'Status' }).getByRole('alert').waitFor();
+    expect(await page.getByRole('region', { name: 'Status' }).getByRole('alert').textContent()).toMatch(/connection/i);
+    await check(page, '06-signal-refused');
+
+    await page.getByLabel('Connection').selectOption(String(connection.id));
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByText('Changes saved.').waitFor();
+    await page.getByRole('button', { name: 'Activate' }).click();
+    await page.getByText('Status changed to active.').waitFor();
+    expect(await statusButtons()).toEqual(['Pause', 'Archive']);
+    await page.getByRole('button', { name: 'Pause' }).click();
+    await page.getByText('Status changed to paused.').waitFor();
+    expect(await statusButtons()).toEqual(['Resume', 'Archive']);
+    const stored = await api.request(`/api/v1/signals/${signal.id}/`, { headers: bearer(access) });
+    expect(await stored.json()).toMatchObject({ status: 2, connection: connection.id });
+
+    // Archiving asks first, then the signal is read-only.
+    await page.getByRole('button', { name: 'Archive' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Archive' }).click();
+    await page.getByText('Status changed to archived.').waitFor();
+    expect(await statusButtons().catch(() => [])).toEqual([]);
+    expect(await page.getByRole('textbox', { name: 'Name', exact: true }).isDisabled()).toBe(true);
+    await check(page, '07-signal-archived');
+    await context.close();
+  });
+
+  it('connects Google Ads through the provider and shows the new connections', async () => {
+    google.accounts = [
+      { id: '1111111111', name: 'Browser Shop DE' },
+      { id: '2222222222', name: 'Browser Shop FR' },
+    ];
+    const { context, page } = await signedIn(editor);
+    await page.getByRole('link', { name: 'Connections' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Connections' }).waitFor();
+    await page.getByRole('button', { name: 'Connect Google Ads' }).click();
+    await page.getByText('Connected 2 Google Ads accounts.').waitFor();
+    await page.getByRole('cell', { name: /^Browser Shop DE/ }).waitFor();
+    await page.getByRole('cell', { name: /^Browser Shop FR/ }).waitFor();
+    // The outcome is shown once; the address is the plain page again, listing every platform.
+    expect(new URL(page.url()).href).toBe(`${api.baseUrl}/app/connections`);
+    expect(await page.getByLabel('Platform').inputValue()).toBe('');
+    await check(page, '08-connections-connected');
+
+    await page.getByRole('button', { name: 'Rename Browser Shop FR' }).click();
+    await page.getByRole('dialog').getByLabel('Account name').fill('Shop France');
+    await page.getByRole('dialog').getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Connection renamed.').waitFor();
+    await page.getByRole('cell', { name: /^Shop France/ }).waitFor();
+    await context.close();
+  });
+
+  it('creates an MCP token, copies its client configuration, and revokes it', async () => {
+    const { context, page } = await signedIn(editor);
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: api.baseUrl });
+    await page.getByRole('link', { name: 'MCP tokens' }).click();
+    await page.getByText('No tokens yet').waitFor();
+    await page.getByLabel('Token name').fill('Claude on my laptop');
+    await page.getByRole('button', { name: 'Create token' }).click();
+    await page.getByRole('heading', { name: 'Token “Claude on my laptop” created' }).waitFor();
+    await check(page, '09-mcp-token-created');
+
+    await page.getByRole('button', { name: 'Copy configuration' }).click();
+    await page.getByText('Configuration copied to the clipboard.').waitFor();
+    const copied = JSON.parse(await page.evaluate(() => navigator.clipboard.readText())) as {
+      mcpServers: Record<string, { type: string; url: string; headers: { Authorization: string } }>;
+    };
+    const server = copied.mcpServers['audience-platform']!;
+    expect(server.url).toBe(`${api.baseUrl}/mcp`);
+    expect(server.headers.Authorization).toMatch(/^Bearer mcp_[A-Za-z0-9]+_[A-Za-z0-9_-]+$/);
+    const tools = () =>
+      api.request('/mcp', {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          authorization: server.headers.Authorization,
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+      });
+    expect((await tools()).status).toBe(200);
+
+    await page.getByRole('button', { name: 'Revoke Claude on my laptop' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Revoke' }).click();
+    await page.getByText('Token “Claude on my laptop” revoked').waitFor();
+    await page.getByText('No tokens yet').waitFor();
+    expect((await tools()).status).toBe(401);
+    await context.close();
+  });
+
+  it('shows the account, and the models page', async () => {
+    const { context, page } = await signedIn(editor);
+    await page.getByRole('link', { name: 'Account' }).click();
+    await page.getByText(editor.email, { exact: true }).first().waitFor();
+    await check(page, '10-account');
+    await page.getByRole('link', { name: 'AI models' }).click();
+    await page.getByRole('link', { name: 'New model' }).first().click();
+    await page.getByRole('textbox', { name: 'Name', exact: true }).fill('Churn Q4');
+    await page.getByRole('textbox', { name: 'Base model' }).fill('gbm-v3');
+    await page.getByLabel('Type').selectOption('churn');
+    await page.getByRole('button', { name: 'Create model' }).click();
+    await page.getByText('The model was created.').waitFor();
+    await page.getByRole('button', { name: 'Start training' }).click();
+    await page.getByText('Status changed to training.').waitFor();
+    await check(page, '11-model-detail');
+    await context.close();
+  });
+
+  it('signs out, after which the refresh cookie no longer works', async () => {
+    const { context, page } = await signedIn(editor);
+    const [cookie] = await context.cookies();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByText('You are signed out.').waitFor();
+    expect(await context.cookies()).toEqual([]);
+    const refresh = await api.request('/app/session/refresh', {
+      method: 'POST',
+      headers: { 'x-requested-with': 'fetch', cookie: `${cookie!.name}=${cookie!.value}` },
+    });
+    expect(refresh.status).toBe(401);
+    // And a reload lands on the sign-in page.
+    await page.reload();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await context.close();
+  });
+
+  it('shows a viewer no write controls', async () => {
+    const { context, page } = await signedIn(viewer);
+    await page.getByRole('link', { name: 'Frequent buyers' }).waitFor();
+    expect(await page.getByRole('link', { name: 'New audience' }).count()).toBe(0);
+    await check(page, '12-viewer-audiences');
+
+    await page.getByRole('link', { name: 'Frequent buyers' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Frequent buyers' }).waitFor();
+    expect(await page.getByRole('button').allTextContents()).toEqual(['Sign out']);
+    expect(await page.getByRole('textbox', { name: 'Name', exact: true }).isDisabled()).toBe(true);
+
+    await page.getByRole('link', { name: 'Connections' }).click();
+    await page.getByRole('cell', { name: /^Shop France/ }).waitFor();
+    expect(await page.getByRole('button').allTextContents()).toEqual(['Sign out', 'Search', 'Previous', 'Next']);
+    await check(page, '13-viewer-connections');
+
+    // A page a viewer cannot use is refused cleanly, not broken.
+    await page.goto(`${api.baseUrl}/app/signals/new`);
+    await page.getByRole('alert').getByText('Viewers cannot create items.').waitFor();
+    await context.close();
+  });
+});
