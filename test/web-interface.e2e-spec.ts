@@ -83,7 +83,8 @@ describeWithBrowser('web interface in a browser', () => {
     await page.getByRole('heading', { level: 1, name: 'Audiences' }).waitFor();
     await page.getByText('No audiences yet').waitFor();
     // The access token lives in memory only: nothing in web storage, and the cookie is HttpOnly.
-    expect(await page.evaluate(() => [localStorage.length, sessionStorage.length, document.cookie])).toEqual([0, 0, '']);
+    // (Evaluated in the page, as text: this file is compiled without the DOM's types.)
+    expect(await page.evaluate('[localStorage.length, sessionStorage.length, document.cookie]')).toEqual([0, 0, '']);
     const [cookie] = await context.cookies();
     expect(cookie).toMatchObject({ name: 'audience_session', httpOnly: true, sameSite: 'Strict', path: '/app/session/' });
     await check(page, '02-audiences-empty');
@@ -211,7 +212,7 @@ describeWithBrowser('web interface in a browser', () => {
 
     await page.getByRole('button', { name: 'Copy configuration' }).click();
     await page.getByText('Configuration copied to the clipboard.').waitFor();
-    const copied = JSON.parse(await page.evaluate(() => navigator.clipboard.readText())) as {
+    const copied = JSON.parse(await page.evaluate<string>('navigator.clipboard.readText()')) as {
       mcpServers: Record<string, { type: string; url: string; headers: { Authorization: string } }>;
     };
     const server = copied.mcpServers['audience-platform']!;
