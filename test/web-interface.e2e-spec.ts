@@ -2,7 +2,8 @@ import { jest } from '@jest/globals';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { type FakeGoogleAds, startFakeGoogleAds } from './support/fake-ad-platforms.js';
 import { bearer, createConnection, createUser, createWorkspace, login, send, type TestUser, type Workspace } from './support/factories.js';
-import { type TestApp, startTestApp } from './support/test-app.js';
+import { startOidcProvider, type TestOidcProvider } from './support/oidc-provider.js';
+import { freePort, type TestApp, startTestApp } from './support/test-app.js';
 import { describeWithBrowser, expectNoSeriousAxeViolations, launchBrowser, saveScreenshot } from './support/web-browser.js';
 
 /**
@@ -13,6 +14,7 @@ import { describeWithBrowser, expectNoSeriousAxeViolations, launchBrowser, saveS
 describeWithBrowser('web interface in a browser', () => {
   jest.setTimeout(60_000);
   let google: FakeGoogleAds;
+  let googleLogin: TestOidcProvider;
   let api: TestApp;
   let browser: Browser;
   let workspace: Workspace;
@@ -21,16 +23,27 @@ describeWithBrowser('web interface in a browser', () => {
 
   beforeAll(async () => {
     google = await startFakeGoogleAds();
-    api = await startTestApp({
-      GOOGLE_ADS_CLIENT_ID: google.clientId,
-      GOOGLE_ADS_CLIENT_SECRET: google.clientSecret,
-      GOOGLE_ADS_DEVELOPER_TOKEN: google.developerToken,
-      GOOGLE_ADS_AUTHORIZATION_URL: `${google.url}/o/oauth2/v2/auth`,
-      GOOGLE_ADS_TOKEN_URL: `${google.url}/token`,
-      GOOGLE_ADS_API_URL: google.url,
-      GOOGLE_OAUTH_REVOKE_URL: `${google.url}/revoke`,
-      CONNECTION_SWEEP_INTERVAL_SECONDS: '0',
-    });
+    // Google sign-in is a real OpenID provider, which must know the app's callback page beforehand.
+    const port = await freePort();
+    const callback = `http://127.0.0.1:${port}/app/auth/callback/google-oauth2`;
+    googleLogin = await startOidcProvider([callback]);
+    api = await startTestApp(
+      {
+        SOCIAL_AUTH_ALLOWED_REDIRECT_URIS: callback,
+        GOOGLE_OAUTH2_CLIENT_ID: googleLogin.clientId,
+        GOOGLE_OAUTH2_CLIENT_SECRET: googleLogin.clientSecret,
+        GOOGLE_OIDC_ISSUER: googleLogin.issuer,
+        GOOGLE_ADS_CLIENT_ID: google.clientId,
+        GOOGLE_ADS_CLIENT_SECRET: google.clientSecret,
+        GOOGLE_ADS_DEVELOPER_TOKEN: google.developerToken,
+        GOOGLE_ADS_AUTHORIZATION_URL: `${google.url}/o/oauth2/v2/auth`,
+        GOOGLE_ADS_TOKEN_URL: `${google.url}/token`,
+        GOOGLE_ADS_API_URL: google.url,
+        GOOGLE_OAUTH_REVOKE_URL: `${google.url}/revoke`,
+        CONNECTION_SWEEP_INTERVAL_SECONDS: '0',
+      },
+      { port },
+    );
     workspace = await createWorkspace(api);
     editor = await createUser(api, workspace, { role: 'editor' });
     viewer = await createUser(api, workspace, { role: 'viewer' });
@@ -40,6 +53,7 @@ describeWithBrowser('web interface in a browser', () => {
     await browser?.close();
     await api?.close();
     await google?.close();
+    await googleLogin?.close();
   });
 
   /** A fresh browser profile (its own cookies), signed in through the sign-in page. */
@@ -273,11 +287,56 @@ describeWithBrowser('web interface in a browser', () => {
     await context.close();
   });
 
+  /** The provider's own sign-in and consent pages, as a person fills them in. */
+  async function signInAtGoogle(page: Page, login: string): Promise<void> {
+    await page.locator('input[name="login"]').fill(login);
+    await page.locator('input[name="password"]').fill('any password');
+    await page.locator('button[type="submit"]').click();
+    await page.getByRole('button', { name: 'Continue' }).click();
+  }
+
+  it('signs in with Google, and links a Google account from the Account page', async () => {
+    googleLogin.accounts.set('ana-google', { email: editor.email, email_verified: true });
+    const context = await browser.newContext({ viewport: { width: 1366, height: 800 } });
+    context.setDefaultTimeout(10_000);
+    const page = await context.newPage();
+    await page.goto(`${api.baseUrl}/app/`);
+    await page.getByRole('button', { name: 'Continue with Google' }).click();
+    await signInAtGoogle(page, 'ana-google');
+    await page.getByRole('heading', { level: 1, name: 'Audiences' }).waitFor();
+    await page.getByText(editor.email).first().waitFor();
+    // The provider's code is not left in the address or the history.
+    expect(new URL(page.url()).search).toBe('');
+    // (The provider's own cookies sit beside it: cookies ignore ports, and both run on 127.0.0.1.)
+    expect((await context.cookies()).map((cookie) => cookie.name)).toContain('audience_session');
+    await context.close();
+
+    // A viewer links a Google account whose email is not theirs, then signs in with it.
+    googleLogin.accounts.set('vic-google', { email: 'vic.private@example.org', email_verified: true });
+    const linking = await signedIn(viewer);
+    await linking.page.getByRole('link', { name: 'Account' }).click();
+    await linking.page.getByRole('button', { name: 'Link Google' }).click();
+    await signInAtGoogle(linking.page, 'vic-google');
+    await linking.page.getByText('Your Google account is linked').waitFor();
+    await check(linking.page, '12-account-linked');
+    await linking.page.getByRole('button', { name: 'Sign out' }).click();
+    await linking.page.getByRole('button', { name: 'Continue with Google' }).click();
+    // The provider remembers its own session now: it may ask only for consent, or nothing.
+    await linking.page.waitForURL(/\/app\/(audiences|auth)|\/interaction\//);
+    if (linking.page.url().includes('/interaction/')) {
+      if (await linking.page.locator('input[name="login"]').count()) await signInAtGoogle(linking.page, 'vic-google');
+      else await linking.page.getByRole('button', { name: 'Continue' }).click();
+    }
+    await linking.page.getByRole('heading', { level: 1, name: 'Audiences' }).waitFor();
+    await linking.page.getByText(viewer.email).first().waitFor();
+    await linking.context.close();
+  });
+
   it('shows a viewer no write controls', async () => {
     const { context, page } = await signedIn(viewer);
     await page.getByRole('link', { name: 'Frequent buyers' }).waitFor();
     expect(await page.getByRole('link', { name: 'New audience' }).count()).toBe(0);
-    await check(page, '12-viewer-audiences');
+    await check(page, '13-viewer-audiences');
 
     await page.getByRole('link', { name: 'Frequent buyers' }).click();
     await page.getByRole('heading', { level: 1, name: 'Frequent buyers' }).waitFor();
@@ -287,7 +346,7 @@ describeWithBrowser('web interface in a browser', () => {
     await page.getByRole('link', { name: 'Connections' }).click();
     await page.getByRole('cell', { name: /^Shop France/ }).waitFor();
     expect(await page.getByRole('button').allTextContents()).toEqual(['Sign out', 'Search', 'Previous', 'Next']);
-    await check(page, '13-viewer-connections');
+    await check(page, '14-viewer-connections');
 
     // A page a viewer cannot use is refused cleanly, not broken.
     await page.goto(`${api.baseUrl}/app/signals/new`);

@@ -1,3 +1,4 @@
+import { createServer } from 'node:net';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { pino } from 'pino';
 import { DataSource, type DataSourceOptions } from 'typeorm';
@@ -35,11 +36,12 @@ export interface TestApp {
 /**
  * The real application on a real port with a database of its own, dropped on close; or on the
  * `DATABASE_URL` given in `env` (through a proxy, or shared with another instance), which the
- * caller owns. `dataSourceOverrides` reach the app's DataSource options (a query logger).
+ * caller owns. `dataSourceOverrides` reach the app's DataSource options (a query logger); `port`
+ * is for a test that must know the app's address before it starts (a provider's redirect URI).
  */
 export async function startTestApp(
   env: Record<string, string> = {},
-  options: { dataSourceOverrides?: Partial<DataSourceOptions> } = {},
+  options: { dataSourceOverrides?: Partial<DataSourceOptions>; port?: number } = {},
 ): Promise<TestApp> {
   const owned: TestDatabase | undefined = env.DATABASE_URL ? undefined : await createTestDatabase();
   const config = loadConfig({ ...TEST_ENV, ...(owned ? { DATABASE_URL: owned.url } : {}), ...env });
@@ -54,7 +56,7 @@ export async function startTestApp(
     dataSourceOverrides: options.dataSourceOverrides,
   });
   const dataSource = app.get(DataSource);
-  await app.listen({ port: 0, host: '127.0.0.1' });
+  await app.listen({ port: options.port ?? 0, host: '127.0.0.1' });
   const address = app.getHttpServer().address() as { port: number };
   const baseUrl = `http://127.0.0.1:${address.port}`;
   return {
@@ -71,4 +73,16 @@ export async function startTestApp(
       await owned?.drop();
     },
   };
+}
+
+/** A port nobody listens on right now, for an app whose address must be known before it starts. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
 }
