@@ -132,8 +132,9 @@ function trustProxyOf(trusted: AppConfig['trustedProxies']): boolean | string[] 
 
 /**
  * CORS for the origins in CORS_ORIGINS only (off when it is empty): browsers there may send the
- * API's headers and read the ones it answers with. Credentials travel in the Authorization header,
- * never in cookies, so no `Access-Control-Allow-Credentials`.
+ * API's headers and read the ones it answers with. API credentials travel in the Authorization
+ * header, never in cookies, so no `Access-Control-Allow-Credentials` (the web interface's session
+ * cookie is same-origin only: src/web/session-cookie.ts).
  */
 function corsOptions(origins: readonly string[]) {
   return {

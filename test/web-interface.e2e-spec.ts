@@ -2,6 +2,7 @@ import { jest } from '@jest/globals';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { type FakeGoogleAds, startFakeGoogleAds } from './support/fake-ad-platforms.js';
 import { bearer, createConnection, createUser, createWorkspace, login, send, type TestUser, type Workspace } from './support/factories.js';
+import { authorizeInBrowser } from './support/browser.js';
 import { startOidcProvider, type TestOidcProvider } from './support/oidc-provider.js';
 import { freePort, type TestApp, startTestApp } from './support/test-app.js';
 import { describeWithBrowser, expectNoSeriousAxeViolations, launchBrowser, saveScreenshot } from './support/web-browser.js';
@@ -332,11 +333,41 @@ describeWithBrowser('web interface in a browser', () => {
     await linking.context.close();
   });
 
+  it('refuses a callback this browser did not start: another person’s code and state do not sign it in', async () => {
+    // Mallory starts a sign-in with her own Google account and stops before her page finishes it.
+    googleLogin.accounts.set('mallory-google', { email: editor.email, email_verified: true });
+    const redirect = `${api.baseUrl}/app/auth/callback/google-oauth2`;
+    const start = await api.request(`/api/v1/auth/o/google-oauth2/?redirect_uri=${encodeURIComponent(redirect)}`);
+    const { authorization_url } = (await start.json()) as { authorization_url: string };
+    const forged = await authorizeInBrowser(authorization_url, redirect, { login: 'mallory-google' });
+    // The victim opens her link.
+    const context = await browser.newContext({ viewport: { width: 1366, height: 800 } });
+    context.setDefaultTimeout(10_000);
+    const page = await context.newPage();
+    await page.goto(forged.href);
+    await page.getByRole('alert').getByText('was not started here').waitFor();
+    expect(new URL(page.url()).search).toBe('');
+    expect((await context.cookies()).map((cookie) => cookie.name)).not.toContain('audience_session');
+    await saveScreenshot(page, '13-social-callback-refused');
+    // Its Back button starts the app afresh, at the sign-in page.
+    await page.getByRole('button', { name: 'Back' }).click();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await context.close();
+  });
+
+  it('takes only a number as an object’s id in the address', async () => {
+    const { context, page } = await signedIn(editor);
+    await page.goto(`${api.baseUrl}/app/signals/..%2Fconnections%2F1`);
+    await page.getByRole('heading', { name: 'Page not found' }).waitFor();
+    expect(await page.getByRole('button', { name: /Delete/ }).count()).toBe(0);
+    await context.close();
+  });
+
   it('shows a viewer no write controls', async () => {
     const { context, page } = await signedIn(viewer);
     await page.getByRole('link', { name: 'Frequent buyers' }).waitFor();
     expect(await page.getByRole('link', { name: 'New audience' }).count()).toBe(0);
-    await check(page, '13-viewer-audiences');
+    await check(page, '14-viewer-audiences');
 
     await page.getByRole('link', { name: 'Frequent buyers' }).click();
     await page.getByRole('heading', { level: 1, name: 'Frequent buyers' }).waitFor();
@@ -345,8 +376,8 @@ describeWithBrowser('web interface in a browser', () => {
 
     await page.getByRole('link', { name: 'Connections' }).click();
     await page.getByRole('cell', { name: /^Shop France/ }).waitFor();
-    expect(await page.getByRole('button').allTextContents()).toEqual(['Sign out', 'Search', 'Previous', 'Next']);
-    await check(page, '14-viewer-connections');
+    expect(await page.getByRole('button').allTextContents()).toEqual(['Sign out', 'Previous', 'Next']);
+    await check(page, '15-viewer-connections');
 
     // A page a viewer cannot use is refused cleanly, not broken.
     await page.goto(`${api.baseUrl}/app/signals/new`);

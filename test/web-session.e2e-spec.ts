@@ -179,6 +179,15 @@ describe('web interface: pages and session endpoints', () => {
       expect((await api.request('/api/v1/users/me/', { headers: bearer(access) })).status).toBe(401);
     });
 
+    it('ends the session a browser held when it signs in again, so none is left that nothing can end', async () => {
+      const first = await signIn();
+      const again = await sessionCall('login', { cookie: first.cookie, body: { email: user.email, password: user.password } });
+      expect(again.status).toBe(200);
+      expect((await sessionCall('refresh', { cookie: first.cookie })).status).toBe(401);
+      expect((await api.request('/api/v1/users/me/', { headers: bearer(first.access) })).status).toBe(401);
+      expect((await sessionCall('refresh', { cookie: sessionCookie(again).pair })).status).toBe(200);
+    });
+
     it('answers a refresh without a cookie 401 not_authenticated', async () => {
       const response = await sessionCall('refresh');
       expect(response.status).toBe(401);

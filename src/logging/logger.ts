@@ -19,6 +19,13 @@ const REDACTED_PATHS = [
   '*.authorization',
   'headers.authorization',
   'req.headers.authorization',
+  // The web interface's refresh token travels in a cookie (src/web/session-cookie.ts).
+  'cookie',
+  '*.cookie',
+  'headers.cookie',
+  'req.headers.cookie',
+  'set-cookie',
+  '*["set-cookie"]',
 ];
 
 /** What a failed statement's error may carry that comes from users: bound values, row contents, echoed input. */

@@ -83,7 +83,7 @@ export class WebSessionController {
   async signIn(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<WebSessionDto> {
     assertSameOriginCall(request);
     const body = await validateDto(TokenObtainDto, request.body ?? {});
-    return this.answer(request, reply, await this.login.login(body.email, body.password, request.ip));
+    return this.answer(request, reply, await this.login.login(body.email, body.password, request.ip), { replaces: true });
   }
 
   @Post('refresh')
@@ -118,7 +118,7 @@ export class WebSessionController {
     if (refresh === undefined)
       throw new ApiError(401, 'not_authenticated', 'Not signed in.', undefined, { 'www-authenticate': 'Bearer realm="api"' });
     try {
-      return this.answer(request, reply, await this.sessions.refresh(refresh));
+      return await this.answer(request, reply, await this.sessions.refresh(refresh));
     } catch (error) {
       if (error instanceof ApiError && error.statusCode === 401) clearSessionCookie(reply, this.secure(request));
       throw error;
@@ -185,10 +185,19 @@ export class WebSessionController {
     this.social.assertConfigured(provider);
     const callback = await validateDto(SocialLoginDto, request.body ?? {});
     const result = await this.social.finish(provider, callback, request.ip, request.identity);
-    return this.answer(request, reply, result);
+    return this.answer(request, reply, result, { replaces: true });
   }
 
-  private answer(request: FastifyRequest, reply: FastifyReply, pair: TokenPair): WebSessionDto {
+  /**
+   * Sets the cookie and answers the access token. A new login (`replaces`) ends the session the
+   * browser's cookie held before, if any: once its cookie is overwritten nothing could end it.
+   */
+  private async answer(request: FastifyRequest, reply: FastifyReply, pair: TokenPair, { replaces = false } = {}): Promise<WebSessionDto> {
+    if (replaces) {
+      const previous = sessionCookieOf(request);
+      const claims = previous === undefined ? null : this.tokens.verify(previous, 'refresh');
+      if (claims && claims.sid !== this.tokens.verify(pair.refresh, 'refresh')?.sid) await this.sessions.end(claims.sid, 'logout');
+    }
     setSessionCookie(reply, pair.refresh, this.config.jwtRefreshTtlSeconds, this.secure(request));
     return { access: pair.access, expires_in: this.config.jwtAccessTtlSeconds };
   }

@@ -1,8 +1,8 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { ErrorBoundary, LocationProvider, Route, Router, useLocation } from 'preact-iso';
-import { api, isSignedIn, onSignedOut, renewSession, signOut } from './api/client';
+import { api, isSignedIn, onSignedOut, type Problem, ProblemError, renewSession, signOut } from './api/client';
 import type { CurrentUser, WebConfig } from './api/types';
-import { EmptyState, Loading, Notice } from './components/feedback';
+import { EmptyState, Loading, Notice, ProblemNotice } from './components/feedback';
 import { AccountPage } from './pages/account';
 import { AudiencePage, AudiencesPage } from './pages/audiences';
 import { ConnectionsPage } from './pages/connections';
@@ -41,7 +41,9 @@ function Root() {
   const [phase, setPhase] = useState<Phase>({ kind: 'starting' });
   const [config, setConfig] = useState<WebConfig | null>(null);
 
-  const enter = async () => {
+  /** Reads who is signed in; a failure here (the service unreachable) is a page, not a silent hang. */
+  const enter = () => loadSession().catch(() => setPhase({ kind: 'failed' }));
+  const loadSession = async () => {
     const [user, options] = await Promise.all([api<CurrentUser>('GET', '/api/v1/users/me/'), api<WebConfig>('GET', '/app/session/config')]);
     setConfig(options);
     setPhase({
@@ -50,6 +52,7 @@ function Root() {
         user,
         config: options,
         canWrite: user.role !== 'viewer',
+        // A failed sign-out throws and leaves the session as it is: the shell says so.
         signOut: async () => {
           await signOut();
           setPhase({ kind: 'signed-out', notice: 'You are signed out.' });
@@ -100,6 +103,20 @@ function Root() {
 function Shell(props: { session: SessionState }) {
   const { path } = useLocation();
   const { user } = props.session;
+  const [problem, setProblem] = useState<Problem | null>(null);
+  // After a move to another page, focus goes to the content, so a screen reader starts there.
+  const main = useRef<HTMLElement>(null);
+  const moved = useRef(false);
+  useEffect(() => {
+    if (moved.current) main.current?.focus();
+    moved.current = true;
+  }, [path]);
+  const leave = () => {
+    setProblem(null);
+    props.session.signOut().catch((error: unknown) => {
+      if (error instanceof ProblemError) setProblem(error.problem);
+    });
+  };
   return (
     <div class="shell">
       <a class="skip-link" href="#main">
@@ -114,7 +131,7 @@ function Shell(props: { session: SessionState }) {
           <span>
             {user.email} · <span class={`role role-${user.role}`}>{user.role}</span>
           </span>
-          <button type="button" class="button button-quiet" onClick={() => void props.session.signOut()}>
+          <button type="button" class="button button-quiet" onClick={leave}>
             Sign out
           </button>
         </div>
@@ -130,7 +147,8 @@ function Shell(props: { session: SessionState }) {
           ))}
         </ul>
       </nav>
-      <main class="content" id="main" tabIndex={-1}>
+      <main class="content" id="main" tabIndex={-1} ref={main}>
+        <ProblemNotice problem={problem} />
         <Router>
           <Route path="/app" component={Home} />
           <Route path="/app/audiences" component={AudiencesPage} />

@@ -5,8 +5,19 @@ export function socialRedirectUri(provider: string): string {
   return `${window.location.origin}/app/auth/callback/${provider}`;
 }
 
-/** Remembers across the provider's page that this flow links an account rather than signs in (not a secret). */
-const LINKING = 'audience-social-linking';
+/**
+ * What this tab started, kept across the provider's pages: the flow's `state` and whether it links
+ * an account rather than signs in. The callback page finishes only a state this tab started, so a
+ * link to someone else's callback (their code, their state) cannot sign this browser into their
+ * account (login forgery); sessionStorage is per tab and per origin, and the state is single use.
+ */
+const STARTED = 'audience-social-flow';
+
+interface StartedFlow {
+  provider: string;
+  state: string;
+  link: boolean;
+}
 
 export const SOCIAL_LABELS: Record<string, string> = { 'google-oauth2': 'Google', facebook: 'Facebook' };
 
@@ -14,14 +25,20 @@ export const SOCIAL_LABELS: Record<string, string> = { 'google-oauth2': 'Google'
 export async function startSocial(provider: string, link: boolean): Promise<void> {
   const query = new URLSearchParams({ redirect_uri: socialRedirectUri(provider) });
   const started = await api<{ authorization_url: string }>('GET', `/api/v1/auth/o/${provider}/?${query.toString()}`);
-  if (link) sessionStorage.setItem(LINKING, provider);
-  else sessionStorage.removeItem(LINKING);
+  const state = new URL(started.authorization_url).searchParams.get('state') ?? '';
+  sessionStorage.setItem(STARTED, JSON.stringify({ provider, state, link } satisfies StartedFlow));
   window.location.assign(started.authorization_url);
 }
 
-/** True once for the callback of a link flow started in this tab. */
-export function takeLinking(provider: string): boolean {
-  const linking = sessionStorage.getItem(LINKING) === provider;
-  sessionStorage.removeItem(LINKING);
-  return linking;
+/** The flow this tab started for `provider` with this `state`, once; null for any other callback. */
+export function takeStartedFlow(provider: string, state: string | undefined): StartedFlow | null {
+  const stored = sessionStorage.getItem(STARTED);
+  sessionStorage.removeItem(STARTED);
+  if (!stored || !state) return null;
+  try {
+    const flow = JSON.parse(stored) as StartedFlow;
+    return flow.provider === provider && flow.state === state ? flow : null;
+  } catch {
+    return null;
+  }
 }

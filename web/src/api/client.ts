@@ -85,12 +85,10 @@ export async function finishSocialSignIn(provider: string, callback: Record<stri
   await sessionCall(`social/${encodeURIComponent(provider)}`, callback, headers);
 }
 
+/** Ends the session at the service; only then is this page signed out (a failure throws and changes nothing). */
 export async function signOut(): Promise<void> {
-  try {
-    await sessionCall('logout');
-  } finally {
-    accessToken = null;
-  }
+  await sessionCall('logout');
+  accessToken = null;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useId, useRef } from 'preact/hooks';
 import type { Problem } from '../api/client';
 
 /** A message above a form or list: errors are announced at once (role=alert), the rest politely. */
@@ -76,6 +76,7 @@ export function ConfirmDialog(props: {
   children: ComponentChildren;
 }) {
   const dialog = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
   useEffect(() => {
     const element = dialog.current;
     if (!element) return;
@@ -86,28 +87,31 @@ export function ConfirmDialog(props: {
     <dialog
       ref={dialog}
       class="dialog"
-      aria-labelledby="dialog-title"
+      aria-labelledby={titleId}
       onCancel={(event) => {
         event.preventDefault();
         props.onCancel();
       }}
     >
-      <h2 id="dialog-title">{props.title}</h2>
-      <div class="dialog-body">{props.children}</div>
-      <ProblemNotice problem={props.problem ?? null} />
-      <div class="actions">
-        <button type="button" class="button" onClick={props.onCancel} disabled={props.busy}>
-          Cancel
-        </button>
-        <button
-          type="button"
-          class={`button ${props.danger ? 'button-danger' : 'button-primary'}`}
-          onClick={props.onConfirm}
-          disabled={props.busy}
-        >
-          {props.busy ? 'Working…' : props.confirmLabel}
-        </button>
-      </div>
+      <h2 id={titleId}>{props.title}</h2>
+      {/* A form, so Enter in a field of the dialog confirms. */}
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          if (!props.busy) props.onConfirm();
+        }}
+      >
+        <div class="dialog-body">{props.children}</div>
+        <ProblemNotice problem={props.problem ?? null} />
+        <div class="actions">
+          <button type="button" class="button" onClick={props.onCancel} disabled={props.busy}>
+            Cancel
+          </button>
+          <button type="submit" class={`button ${props.danger ? 'button-danger' : 'button-primary'}`} disabled={props.busy}>
+            {props.busy ? 'Working…' : props.confirmLabel}
+          </button>
+        </div>
+      </form>
     </dialog>
   );
 }

@@ -3,7 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { api, type Problem, ProblemError } from '../api/client';
 import { useSession } from '../session';
-import { ConfirmDialog, formatDate, Loading, Notice, PageHeader, ProblemNotice, StatusBadge } from './feedback';
+import { ConfirmDialog, EmptyState, formatDate, Loading, Notice, PageHeader, ProblemNotice, StatusBadge } from './feedback';
 
 export interface Transition {
   /** The status value the API takes. */
@@ -40,6 +40,8 @@ export function ResourceEditor<T extends Row>(props: {
   const { canWrite } = useSession();
   const location = useLocation();
   const creating = props.id === 'new';
+  // Only a number names an object: anything else ("../connections/7") must not reach an API path.
+  const valid = creating || /^[1-9][0-9]{0,15}$/.test(props.id);
   const [row, setRow] = useState<T | null>(null);
   const [problem, setProblem] = useState<Problem | null>(null);
   const [saved, setSaved] = useState<string | null>(location.query.created ? `The ${props.noun} was created.` : null);
@@ -50,7 +52,12 @@ export function ResourceEditor<T extends Row>(props: {
   const [dialogProblem, setDialogProblem] = useState<Problem | null>(null);
 
   useEffect(() => {
-    if (creating) return;
+    // The "created" notice is shown once, not again on a reload.
+    if (location.query.created) location.route(location.path, true);
+  }, []);
+
+  useEffect(() => {
+    if (creating || !valid) return;
     setRow(null);
     setProblem(null);
     api<T>('GET', `${props.apiPath}${props.id}/`).then(setRow, (error: unknown) => {
@@ -58,6 +65,14 @@ export function ResourceEditor<T extends Row>(props: {
     });
   }, [props.id]);
 
+  if (!valid)
+    return (
+      <EmptyState title="Page not found">
+        <p>
+          There is no {props.noun} here. <a href={props.appPath}>Back to the list</a>.
+        </p>
+      </EmptyState>
+    );
   if (creating && !canWrite)
     return <ProblemNotice problem={{ status: 403, code: 'permission_denied', detail: 'Viewers cannot create items.' }} />;
   if (creating)

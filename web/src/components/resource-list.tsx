@@ -34,7 +34,10 @@ export function ResourceList<T extends { id: number }>(props: {
   empty: ComponentChildren;
   /** Changes when the list must be read again (after an action on a row). */
   version?: number;
+  /** False where the API has no `search` filter (connections). */
+  searchable?: boolean;
 }) {
+  const searchable = props.searchable ?? true;
   const location = useLocation();
   const query = location.query;
   const [page, setPage] = useState<Page<T> | null>(null);
@@ -59,7 +62,7 @@ export function ResourceList<T extends { id: number }>(props: {
       (error: unknown) => {
         if (!current) return;
         // A page past the end (rows were deleted meanwhile): back to the first page.
-        if (error instanceof ProblemError && error.problem.status === 404 && pageNumber > 1) navigate({ page: undefined });
+        if (error instanceof ProblemError && error.problem.status === 404 && pageNumber > 1) navigate({ page: undefined }, true);
         else if (error instanceof ProblemError) setProblem(error.problem);
       },
     );
@@ -70,9 +73,12 @@ export function ResourceList<T extends { id: number }>(props: {
 
   useEffect(() => setSearch(query.search ?? ''), [query.search]);
 
-  function navigate(changes: Record<string, string | undefined>) {
-    const next = { ...query, page: undefined, ...changes };
-    location.route(`${props.appPath}${queryOf(next)}`);
+  /** The list's own state in the address (filters, search, ordering, page), and nothing else: a notice's flag does not follow. */
+  function navigate(changes: Record<string, string | undefined>, replace = false) {
+    const kept = Object.fromEntries(
+      [...props.filters.map((filter) => filter.name), 'search', 'ordering'].map((name) => [name, query[name]]),
+    );
+    location.route(`${props.appPath}${queryOf({ ...kept, ...changes })}`, replace);
   }
 
   const first = page && page.count > 0 ? (pageNumber - 1) * PAGE_SIZE + 1 : 0;
@@ -88,21 +94,23 @@ export function ResourceList<T extends { id: number }>(props: {
           navigate({ search: search.trim() || undefined });
         }}
       >
-        <div class="filter">
-          <label for="list-search">Search by name</label>
-          <div class="search-box">
-            <input
-              id="list-search"
-              type="search"
-              value={search}
-              maxLength={255}
-              onInput={(event) => setSearch(event.currentTarget.value)}
-            />
-            <button type="submit" class="button">
-              Search
-            </button>
+        {searchable ? (
+          <div class="filter">
+            <label for="list-search">Search by name</label>
+            <div class="search-box">
+              <input
+                id="list-search"
+                type="search"
+                value={search}
+                maxLength={255}
+                onInput={(event) => setSearch(event.currentTarget.value)}
+              />
+              <button type="submit" class="button">
+                Search
+              </button>
+            </div>
           </div>
-        </div>
+        ) : null}
         {props.filters.map((filter) => (
           <div class="filter" key={filter.name}>
             <label for={`filter-${filter.name}`}>{filter.label}</label>

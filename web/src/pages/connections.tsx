@@ -98,6 +98,7 @@ export function ConnectionsPage() {
         appPath={APP}
         caption="Connections"
         version={version}
+        searchable={false}
         filters={[
           { name: 'platform', label: 'Platform', options: Object.entries(PLATFORMS).map(([value, { label }]) => ({ value, label })) },
           { name: 'status', label: 'Status', options: enumOptions(['active', 'expired', 'revoked', 'error']) },
@@ -159,18 +160,16 @@ export function ConnectionsPage() {
           </EmptyState>
         }
       />
-      {editing ? (
-        <RenameDialog
-          connection={editing}
-          onClose={(saved) => {
-            setEditing(null);
-            if (saved) {
-              setDone('Connection renamed.');
-              setVersion((value) => value + 1);
-            }
-          }}
-        />
-      ) : null}
+      <RenameDialog
+        connection={editing}
+        onClose={(saved) => {
+          setEditing(null);
+          if (saved) {
+            setDone('Connection renamed.');
+            setVersion((value) => value + 1);
+          }
+        }}
+      />
       <DeleteDialog
         connection={removing}
         onClose={(deleted) => {
@@ -185,16 +184,22 @@ export function ConnectionsPage() {
   );
 }
 
-function RenameDialog(props: { connection: Connection; onClose: (saved: boolean) => void }) {
-  const form = useForm({ account_name: props.connection.account_name });
+/** Stays mounted, so closing it gives the focus back to the button that opened it. */
+function RenameDialog(props: { connection: Connection | null; onClose: (saved: boolean) => void }) {
+  const form = useForm({ account_name: '' });
+  useEffect(() => {
+    form.setProblem(null);
+    if (props.connection) form.setValues({ account_name: props.connection.account_name });
+  }, [props.connection?.id]);
   const save = () =>
     form.submit(async () => {
+      if (!props.connection) return;
       await api('PATCH', `${API}${props.connection.id}/`, { account_name: form.values.account_name });
       props.onClose(true);
     });
   return (
     <ConfirmDialog
-      open
+      open={props.connection !== null}
       title="Rename connection"
       confirmLabel="Save"
       busy={form.busy}

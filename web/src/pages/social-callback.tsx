@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { finishSocialSignIn, type Problem, ProblemError, renewSession } from '../api/client';
 import { ProblemNotice } from '../components/feedback';
-import { SOCIAL_LABELS, socialRedirectUri, takeLinking } from '../social';
+import { SOCIAL_LABELS, socialRedirectUri, takeStartedFlow } from '../social';
 
 /**
  * Where Google or Facebook sends the browser back. The code and state go to /app/session/social/,
@@ -16,9 +16,18 @@ export function SocialCallbackPage(props: { provider: string; onDone: (linked: b
   const [problem, setProblem] = useState<Problem | null>(null);
 
   useEffect(() => {
-    const linking = takeLinking(provider);
+    const started = takeStartedFlow(provider, query.state);
     // The provider's code must not stay in the address bar or the history.
     window.history.replaceState(null, '', window.location.pathname);
+    if (!started) {
+      setProblem({
+        status: 400,
+        code: 'invalid_state',
+        detail: `This ${label} sign-in was not started here, or was already used. Start again from the sign-in page.`,
+      });
+      return;
+    }
+    const linking = started.link;
     if (query.error) {
       setProblem({
         status: 400,
@@ -49,9 +58,10 @@ export function SocialCallbackPage(props: { provider: string; onDone: (linked: b
         {problem ? (
           <>
             <ProblemNotice problem={problem} />
-            <a class="button" href="/app/">
+            {/* A full load: the app restores its session from the cookie on start. */}
+            <button type="button" class="button" onClick={() => window.location.assign('/app/')}>
               Back
-            </a>
+            </button>
           </>
         ) : (
           <p role="status">One moment…</p>
