@@ -14,6 +14,7 @@ import { ApiProblems } from '../openapi/problem-details.schema.js';
 import { MODEL_STATUSES, MODEL_TYPES } from './ai-model-instance.entity.js';
 import { AiModelInstancesService } from './ai-model-instances.service.js';
 import { AiModelInstanceDto, CreateAiModelInstanceDto, UpdateAiModelInstanceDto } from './dto/ai-model-instance.dto.js';
+import { ID_SCHEMA } from '../common/validation/fields.js';
 
 @ApiTags('ai-model-instances')
 @Controller('api/v1/ai-model-instances')
@@ -49,8 +50,11 @@ export class AiModelInstancesController {
   }
 
   @Get(':id')
-  @ApiOperation({ summary: 'Get an AI model instance' })
-  @ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 } })
+  @ApiOperation({
+    summary: 'Get an AI model instance',
+    description: 'One model instance of your workspace, with its `metrics` and training `version`; another workspace’s id answers 404.',
+  })
+  @ApiParam({ name: 'id', schema: ID_SCHEMA })
   @ApiOkResponse({ type: AiModelInstanceDto, description: 'The model instance.' })
   @ApiProblems(404)
   retrieve(@Param('id', IdPipe) id: number): Promise<AiModelInstanceDto> {
@@ -64,7 +68,7 @@ export class AiModelInstancesController {
       'Changes the fields given; the training pipeline reports `status` and `metrics` this way. Status moves follow the rules of the ' +
       '`status` field. An archived instance cannot change: a PATCH that would change it is a 400, one that changes nothing a 200.',
   })
-  @ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 } })
+  @ApiParam({ name: 'id', schema: ID_SCHEMA })
   @ApiOkResponse({ type: AiModelInstanceDto, description: 'The model instance as it is now.' })
   @ApiProblems(400, 404, 413, 415)
   partialUpdate(@Param('id', IdPipe) id: number, @Body() body: UpdateAiModelInstanceDto): Promise<AiModelInstanceDto> {
@@ -77,7 +81,7 @@ export class AiModelInstancesController {
     summary: 'Delete an AI model instance',
     description: 'Refused with 409 while an audience or a signal uses the instance.',
   })
-  @ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 } })
+  @ApiParam({ name: 'id', schema: ID_SCHEMA })
   @ApiNoContentResponse({ description: 'Deleted.' })
   @ApiProblems(404, 409)
   destroy(@Param('id', IdPipe) id: number): Promise<void> {

@@ -14,6 +14,7 @@ import { AUDIENCE_STATUSES, SOURCE_TYPES } from './audience.entity.js';
 import { parseAudienceFilters } from './audience-filters.js';
 import { AudiencesService } from './audiences.service.js';
 import { AudienceDto, CreateAudienceDto, UpdateAudienceDto } from './dto/audience.dto.js';
+import { ID_SCHEMA } from '../common/validation/fields.js';
 
 @ApiTags('audiences')
 @Controller('api/v1/audiences')
@@ -26,7 +27,7 @@ export class AudiencesController {
   @Get()
   @ApiOperation({ summary: 'List audiences', description: 'Audiences of your workspace, newest first by default.' })
   @ApiList(AudienceDto, [
-    { name: 'customer', description: 'Workspace id; any other than yours gives an empty page.', schema: { type: 'integer' } },
+    { name: 'customer', description: 'Workspace id; any other than yours gives an empty page.', schema: ID_SCHEMA },
     { name: 'status', description: 'Only this status.', schema: { type: 'string', enum: [...AUDIENCE_STATUSES] } },
     { name: 'source_type', description: 'Only this source type.', schema: { type: 'string', enum: [...SOURCE_TYPES] } },
     { name: 'search', description: 'Name contains this text, ignoring letter case.', schema: { type: 'string', maxLength: 255 } },
@@ -39,7 +40,11 @@ export class AudiencesController {
 
   @Post()
   @Idempotent()
-  @ApiOperation({ summary: 'Create an audience' })
+  @ApiOperation({
+    summary: 'Create an audience',
+    description:
+      'A new audience in your workspace, status `draft`. `model_instance` is required when `source_type` is `model`; references must be objects of your workspace. Names are unique per workspace, ignoring case.',
+  })
   @ApiCreatedResponse({ type: AudienceDto, description: 'The new audience.' })
   @ApiProblems(400, 413, 415)
   create(@Body() body: CreateAudienceDto): Promise<AudienceDto> {
@@ -47,8 +52,11 @@ export class AudiencesController {
   }
 
   @Get(':id')
-  @ApiOperation({ summary: 'Get an audience' })
-  @ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 } })
+  @ApiOperation({
+    summary: 'Get an audience',
+    description: 'One audience of your workspace; another workspace’s id answers 404 like one that does not exist.',
+  })
+  @ApiParam({ name: 'id', schema: ID_SCHEMA })
   @ApiOkResponse({ type: AudienceDto, description: 'The audience.' })
   @ApiProblems(404)
   retrieve(@Param('id', IdPipe) id: number): Promise<AudienceDto> {
@@ -61,7 +69,7 @@ export class AudiencesController {
     description:
       'Changes the fields given. An archived audience cannot change: a PATCH that would change it is a 400, one that changes nothing a 200.',
   })
-  @ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 } })
+  @ApiParam({ name: 'id', schema: ID_SCHEMA })
   @ApiOkResponse({ type: AudienceDto, description: 'The audience as it is now.' })
   @ApiProblems(400, 404, 413, 415)
   partialUpdate(@Param('id', IdPipe) id: number, @Body() body: UpdateAudienceDto): Promise<AudienceDto> {
@@ -71,7 +79,7 @@ export class AudiencesController {
   @Delete(':id')
   @HttpCode(204)
   @ApiOperation({ summary: 'Delete an audience', description: 'Refused with 409 while a signal uses the audience.' })
-  @ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 } })
+  @ApiParam({ name: 'id', schema: ID_SCHEMA })
   @ApiNoContentResponse({ description: 'Deleted.' })
   @ApiProblems(404, 409)
   destroy(@Param('id', IdPipe) id: number): Promise<void> {

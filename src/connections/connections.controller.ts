@@ -13,6 +13,7 @@ import { ApiProblems } from '../openapi/problem-details.schema.js';
 import { CONNECTION_STATUSES, PLATFORMS } from './connection.entity.js';
 import { ConnectionsService } from './connections.service.js';
 import { ConnectionDto, UpdateConnectionDto } from './dto/connection.dto.js';
+import { ID_SCHEMA } from '../common/validation/fields.js';
 
 /**
  * Deliberately no POST: a connection needs an OAuth grant, which only the web interface's flow
@@ -38,7 +39,7 @@ export class ConnectionsController {
       '`ordering=name` sorts by `account_name`.',
   })
   @ApiList(ConnectionDto, [
-    { name: 'customer', description: 'Workspace id; any other than yours gives an empty page.', schema: { type: 'integer' } },
+    { name: 'customer', description: 'Workspace id; any other than yours gives an empty page.', schema: ID_SCHEMA },
     { name: 'platform', description: 'Only this ad platform.', schema: { type: 'string', enum: [...PLATFORMS] } },
     { name: 'status', description: 'Only this status.', schema: { type: 'string', enum: [...CONNECTION_STATUSES] } },
   ])
@@ -49,8 +50,11 @@ export class ConnectionsController {
   }
 
   @Get(':id')
-  @ApiOperation({ summary: 'Get a connection' })
-  @ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 } })
+  @ApiOperation({
+    summary: 'Get a connection',
+    description: 'One ad-account connection of your workspace: status, `status_reason`, scopes and token times; never a token.',
+  })
+  @ApiParam({ name: 'id', schema: ID_SCHEMA })
   @ApiOkResponse({ type: ConnectionDto, description: 'The connection.' })
   @ApiProblems(404)
   retrieve(@Param('id', IdPipe) id: number): Promise<ConnectionDto> {
@@ -62,7 +66,7 @@ export class ConnectionsController {
     summary: 'Rename a connection',
     description: 'Only `account_name` can change; the other fields are set by the OAuth flow and ignored in the body.',
   })
-  @ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 } })
+  @ApiParam({ name: 'id', schema: ID_SCHEMA })
   @ApiOkResponse({ type: ConnectionDto, description: 'The connection as it is now.' })
   @ApiProblems(400, 404, 413, 415)
   partialUpdate(@Param('id', IdPipe) id: number, @Body() body: UpdateConnectionDto): Promise<ConnectionDto> {
@@ -78,7 +82,7 @@ export class ConnectionsController {
       'deletion), then removes the connection: signals that used it lose it and the active ones are paused, and audiences ' +
       'stop sending to it.',
   })
-  @ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 } })
+  @ApiParam({ name: 'id', schema: ID_SCHEMA })
   @ApiNoContentResponse({ description: 'Deleted.' })
   @ApiProblems(404)
   destroy(@Param('id', IdPipe) id: number): Promise<void> {

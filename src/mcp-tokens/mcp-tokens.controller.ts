@@ -17,7 +17,7 @@ import type { Query as QueryString } from '../common/http/query-filters.js';
 import { ApiList, requestUrl } from '../common/pagination/list-endpoint.js';
 import { parsePageRequest } from '../common/pagination/pagination.js';
 import { CurrentIdentity } from '../auth/current-identity.decorator.js';
-import { IntegerField, RequiredString } from '../common/validation/fields.js';
+import { ID_SCHEMA, IntegerField, RequiredString } from '../common/validation/fields.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.token.js';
 import { ApiProblem, ApiProblems } from '../openapi/problem-details.schema.js';
@@ -37,13 +37,19 @@ export class CreateMcpTokenDto {
 }
 
 export class McpTokenDto {
-  @ApiProperty({ type: 'integer', example: 3 })
+  @ApiProperty({ ...ID_SCHEMA, example: 3 })
   id: number;
 
   @ApiProperty({ example: 'Claude Desktop on my laptop' })
   name: string;
 
-  @ApiProperty({ example: 'k3x9a0b1c2d3', description: 'Public part of the token, to recognise it; not a secret.' })
+  @ApiProperty({
+    pattern: '^[a-z0-9]{12}$',
+    minLength: 12,
+    maxLength: 12,
+    example: 'k3x9a0b1c2d3',
+    description: 'Public part of the token, to recognise it; not a secret.',
+  })
   prefix: string;
 
   @ApiProperty({ format: 'date-time', example: '2026-11-21T10:00:00.000Z' })
@@ -58,6 +64,10 @@ export class McpTokenDto {
 
 export class CreatedMcpTokenDto extends McpTokenDto {
   @ApiProperty({
+    // mcp-token-format.ts: `mcp_`, a 12-character prefix, `_`, 43 characters of base64url.
+    pattern: '^mcp_[a-z0-9]{12}_[A-Za-z0-9_-]{43}$',
+    minLength: 60,
+    maxLength: 60,
     example: 'mcp_k3x9a0b1c2d3_3q2Jx0cV7m1Wq0bY2d3f4g5h6j7k8l9z0x1c2v3b4n5',
     description: 'The secret token, shown only in this response. Send it as `Authorization: Bearer <token>` to /mcp.',
   })
@@ -101,7 +111,7 @@ export class McpTokensController {
   @Delete(':id')
   @HttpCode(204)
   @ApiOperation({ summary: 'Revoke an MCP token', description: 'The token stops working at once. Another user’s token answers 404.' })
-  @ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 } })
+  @ApiParam({ name: 'id', schema: ID_SCHEMA })
   @ApiNoContentResponse({ description: 'Revoked.' })
   @ApiProblems(404)
   destroy(@CurrentIdentity() identity: Identity, @Param('id', IdPipe) id: number): Promise<void> {

@@ -25,12 +25,17 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         '`X-Request-Id` response header.',
     )
     .setVersion(API_VERSION)
+    // Relative: the document is served by the API itself, so its own origin is the server.
+    .addServer('/', 'This service, in production or local: the origin the document is served from', undefined, { 'x-internal': false })
     .addBearerAuth(
       {
         type: 'http',
         scheme: 'bearer',
         bearerFormat: 'JWT',
-        description: 'An access token from `POST /api/v1/jwt/create/`: `Authorization: Bearer <access>`. A user; lives 15 minutes.',
+        description:
+          'An access token from `POST /api/v1/jwt/create/`: `Authorization: Bearer <access>`. A user; lives 15 minutes. ' +
+          'Tokens follow RFC8725 (JSON Web Token Best Current Practices): HS256 only (any other `alg`, `none` included, is refused), ' +
+          'issuer, expiry and token type checked, and each token tied to a login session that logout ends.',
       },
       'jwt',
     )
@@ -66,6 +71,8 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   applyCommonErrors(document);
   applyResponseHeaders(document);
   withoutRequestDefaults(document);
+  withResponseLimits(document);
+  withIntegerFormats(document);
   // SPEC section 3: API paths end with "/" (both forms are served); document the canonical one.
   document.paths = Object.fromEntries(
     Object.entries(document.paths).map(([path, item]) => [path.startsWith('/api/v1/') && !path.endsWith('/') ? `${path}/` : path, item]),
@@ -162,7 +169,9 @@ const HEADERS = {
     schema: { type: 'string', minLength: 1, maxLength: 128, example: '9b1c2f4e-6d0a-4c55-8f7e-1f3b2a9c7d10' },
   },
   rateLimit: {
-    description: 'What is left of the caller’s budget this minute (IETF RateLimit draft): `"default";r=<remaining>;t=<seconds to reset>`.',
+    description:
+      'What is left of the caller’s budget this minute (IETF RateLimit draft): `"default";r=<remaining>;t=<seconds to reset>`. ' +
+      'Absent on a 413 or 415, which the body parser answers before the budget is counted.',
     schema: { type: 'string', maxLength: 64, example: '"default";r=597;t=42' },
   },
   rateLimitPolicy: {
@@ -174,6 +183,11 @@ const HEADERS = {
     required: true,
     schema: { type: 'string', maxLength: 256, example: 'Bearer realm="api"' },
   },
+  allowOrigin: {
+    description:
+      'Only with CORS on (CORS_ORIGINS, off by default) and an `Origin` it lists: that origin, so a browser page there may read the answer.',
+    schema: { type: 'string', format: 'uri', maxLength: 2048, example: 'https://app.example.com' },
+  },
   idempotentReplayed: {
     description: '`true` when this is the stored answer to an earlier request with the same `Idempotency-Key`; absent otherwise.',
     schema: { type: 'string', enum: ['true'] },
@@ -183,9 +197,11 @@ const HEADERS = {
 /**
  * Every response documents the headers it carries (issue 15): `X-Request-Id` on all of them; the
  * `RateLimit` pair on every response of an operation that spends a budget (the guard sets them
- * before anything can fail but authentication); `WWW-Authenticate` on 401; `Idempotent-Replayed`
- * on the successes of operations that take an `Idempotency-Key`. `Retry-After` comes with the
- * 429 and 503 responses themselves (problem-details.schema.ts).
+ * before anything can fail but authentication; optional headers, since a 413 or 415 comes from
+ * the body parser before the guard); `WWW-Authenticate` on 401; `Idempotent-Replayed` on the
+ * successes of operations that take an `Idempotency-Key`; `Access-Control-Allow-Origin` (optional:
+ * only with CORS on) everywhere. `Retry-After` comes with the 429 and 503 responses themselves
+ * (problem-details.schema.ts).
  */
 function applyResponseHeaders(document: OpenAPIObject): void {
   document.components ??= {};
@@ -195,6 +211,7 @@ function applyResponseHeaders(document: OpenAPIObject): void {
     'RateLimit-Policy': HEADERS.rateLimitPolicy,
     'WWW-Authenticate': HEADERS.wwwAuthenticate,
     'Idempotent-Replayed': HEADERS.idempotentReplayed,
+    'Access-Control-Allow-Origin': HEADERS.allowOrigin,
   } as unknown as NonNullable<NonNullable<OpenAPIObject['components']>['headers']>;
   const ref = (name: string) => ({ $ref: `#/components/headers/${name}` });
   for (const operation of operationsOf(document)) {
@@ -204,7 +221,8 @@ function applyResponseHeaders(document: OpenAPIObject): void {
       if (!response || !('description' in response)) continue;
       const headers = { ...(response.headers ?? {}) } as Record<string, object>;
       headers['X-Request-Id'] = ref('X-Request-Id');
-      if (limited && status !== '413' && status !== '415') {
+      headers['Access-Control-Allow-Origin'] = ref('Access-Control-Allow-Origin');
+      if (limited) {
         headers.RateLimit = ref('RateLimit');
         headers['RateLimit-Policy'] = ref('RateLimit-Policy');
       }
@@ -213,6 +231,60 @@ function applyResponseHeaders(document: OpenAPIObject): void {
       response.headers = headers;
     }
   }
+}
+
+/** Keywords that bound a value, copied from a field's write rules to the same field of its responses. */
+const LIMITS = ['minLength', 'maxLength', 'minimum', 'maximum', 'maxItems', 'pattern'] as const;
+
+/** Timestamps as the API writes them: ISO 8601 UTC with milliseconds, `2026-11-21T10:00:00.000Z`. */
+const TIMESTAMP_LENGTH = 24;
+
+/**
+ * Response fields bounded as their write rules bound them: a field of `AudienceDto` takes the
+ * limits of the same field of `CreateAudienceDto` (or `Update…`), since nothing else can be
+ * stored; a timestamp is always 24 characters. The rules stay stated once, on the write DTOs.
+ */
+function withResponseLimits(document: OpenAPIObject): void {
+  type Schema = Record<string, unknown> & { properties?: Record<string, Record<string, unknown>>; items?: Record<string, unknown> };
+  const schemas = (document.components?.schemas ?? {}) as Record<string, Schema>;
+  for (const [name, schema] of Object.entries(schemas)) {
+    if (/^(Create|Update)(?!d)/.test(name) || !schema.properties) continue;
+    const base = name.replace(/^Created/, '').replace(/Dto$/, '');
+    const writers = [schemas[`Create${base}Dto`], schemas[`Update${base}Dto`]].filter((writer) => writer?.properties);
+    for (const [field, property] of Object.entries(schema.properties)) {
+      if (property.format === 'date-time') {
+        property.minLength ??= TIMESTAMP_LENGTH;
+        property.maxLength ??= TIMESTAMP_LENGTH;
+        continue;
+      }
+      const rule = writers.map((writer) => writer!.properties![field]).find((candidate) => candidate !== undefined);
+      if (!rule) continue;
+      for (const limit of LIMITS) if (property[limit] === undefined && rule[limit] !== undefined) property[limit] = rule[limit];
+      const items = rule.items as Record<string, unknown> | undefined;
+      const own = property.items as Record<string, unknown> | undefined;
+      if (items && own) for (const limit of LIMITS) if (own[limit] === undefined && items[limit] !== undefined) own[limit] = items[limit];
+    }
+  }
+}
+
+const INT32_MAX = 2 ** 31 - 1;
+
+/**
+ * Every integer's wire format, from the limits its field states: `int32` when its maximum fits,
+ * else `int64` (ids and counts reach 2^53 - 1). Client generators pick their number types from
+ * it. A field states its limits once (validation/fields.ts and the DTOs); only the format is derived.
+ */
+function withIntegerFormats(document: OpenAPIObject): void {
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (typeof node !== 'object' || node === null) return;
+    const schema = node as { type?: unknown; format?: string; maximum?: number };
+    if (schema.type === 'integer' && schema.format === undefined)
+      schema.format = schema.maximum !== undefined && schema.maximum <= INT32_MAX ? 'int32' : 'int64';
+    Object.values(node).forEach(visit);
+  };
+  visit(document.paths);
+  visit(document.components);
 }
 
 /** Serves the document at /api/schema/ and Swagger UI at /api/docs/. */

@@ -7,27 +7,34 @@ export class ProblemDetailsDto {
   @ApiProperty({ enum: ['about:blank'], example: 'about:blank' })
   type: string;
 
-  @ApiProperty({ example: 'Bad Request', description: 'The HTTP reason phrase of `status`.' })
+  @ApiProperty({ maxLength: 64, example: 'Bad Request', description: 'The HTTP reason phrase of `status`.' })
   title: string;
 
-  @ApiProperty({ example: 400 })
+  @ApiProperty({ type: 'integer', minimum: 400, maximum: 599, example: 400 })
   status: number;
 
   @ApiProperty({ enum: ERROR_CODES, example: 'validation_error', description: 'Stable machine-readable error code.' })
   code: string;
 
-  @ApiProperty({ example: 'Some fields are invalid.' })
+  @ApiProperty({ maxLength: 1024, example: 'Some fields are invalid.' })
   detail: string;
 
   @ApiPropertyOptional({
     description: 'Only for `validation_error`: field path (nested paths joined with dots) → messages.',
     type: 'object',
-    additionalProperties: { type: 'array', items: { type: 'string' } },
+    // One entry per field of the input (a body has at most 1,000 keys), a few messages each.
+    maxProperties: 1000,
+    additionalProperties: { type: 'array', items: { type: 'string', maxLength: 1024 }, maxItems: 16 },
     example: { name: ['This field is required.'] },
   })
   errors?: Record<string, string[]>;
 
-  @ApiProperty({ example: '9b1c2f4e-6d0a-4c55-8f7e-1f3b2a9c7d10', description: 'Equals the X-Request-Id response header.' })
+  @ApiProperty({
+    minLength: 1,
+    maxLength: 128,
+    example: '9b1c2f4e-6d0a-4c55-8f7e-1f3b2a9c7d10',
+    description: 'Equals the X-Request-Id response header.',
+  })
   request_id: string;
 }
 
@@ -88,8 +95,8 @@ function exampleOf(status: number, override: ProblemExample = {}) {
 const RETRY_AFTER_STATUSES = new Set([429, 503]);
 
 const RETRY_AFTER: HeaderObject = {
-  description: 'Seconds to wait before trying again.',
-  schema: { type: 'integer', minimum: 0 },
+  description: 'Seconds to wait before trying again (at most a day; in practice seconds to minutes).',
+  schema: { type: 'integer', minimum: 0, maximum: 86400 },
 };
 
 /**

@@ -14,6 +14,7 @@ import { CreateSignalDto, SignalDto, UpdateSignalDto } from './dto/signal.dto.js
 import { SIGNAL_STATUS_CODES, SIGNAL_TYPES } from './signal.entity.js';
 import { parseSignalFilters } from './signal-filters.js';
 import { SignalsService } from './signals.service.js';
+import { ID_SCHEMA } from '../common/validation/fields.js';
 
 @ApiTags('signals')
 @Controller('api/v1/signals')
@@ -29,12 +30,12 @@ export class SignalsController {
     {
       name: 'status',
       description: 'Only this status code: 0 draft, 1 active, 2 paused, 3 failed, 4 archived. Anything else → 400.',
-      schema: { type: 'integer', enum: [...SIGNAL_STATUS_CODES] },
+      schema: { type: 'integer', enum: [...SIGNAL_STATUS_CODES], minimum: 0, maximum: 4 },
     },
     { name: 'signal_type', description: 'Only this signal type.', schema: { type: 'string', enum: [...SIGNAL_TYPES] } },
-    { name: 'model_instance', description: 'Only signals fed by this AI model instance.', schema: { type: 'integer' } },
-    { name: 'audience', description: 'Only signals for this audience.', schema: { type: 'integer' } },
-    { name: 'connection', description: 'Only signals sent through this connection.', schema: { type: 'integer' } },
+    { name: 'model_instance', description: 'Only signals fed by this AI model instance.', schema: ID_SCHEMA },
+    { name: 'audience', description: 'Only signals for this audience.', schema: ID_SCHEMA },
+    { name: 'connection', description: 'Only signals sent through this connection.', schema: ID_SCHEMA },
     { name: 'search', description: 'Name contains this text, ignoring letter case.', schema: { type: 'string', maxLength: 255 } },
   ])
   @ApiProblems(400, 404)
@@ -59,8 +60,11 @@ export class SignalsController {
   }
 
   @Get(':id')
-  @ApiOperation({ summary: 'Get a signal' })
-  @ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 } })
+  @ApiOperation({
+    summary: 'Get a signal',
+    description: 'One signal of your workspace; another workspace’s id answers 404 like one that does not exist.',
+  })
+  @ApiParam({ name: 'id', schema: ID_SCHEMA })
   @ApiOkResponse({ type: SignalDto, description: 'The signal.' })
   @ApiProblems(404)
   retrieve(@Param('id', IdPipe) id: number): Promise<SignalDto> {
@@ -76,7 +80,7 @@ export class SignalsController {
       'cannot be left without one. Refused transitions are a 400 under `status`. An archived signal (4) cannot change: ' +
       'a PATCH that would change it is a 400, one that changes nothing a 200.',
   })
-  @ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 } })
+  @ApiParam({ name: 'id', schema: ID_SCHEMA })
   @ApiOkResponse({ type: SignalDto, description: 'The signal as it is now.' })
   @ApiProblems(400, 404, 413, 415)
   partialUpdate(@Param('id', IdPipe) id: number, @Body() body: UpdateSignalDto): Promise<SignalDto> {
@@ -85,8 +89,11 @@ export class SignalsController {
 
   @Delete(':id')
   @HttpCode(204)
-  @ApiOperation({ summary: 'Delete a signal' })
-  @ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 } })
+  @ApiOperation({
+    summary: 'Delete a signal',
+    description: 'Removes the signal for good (archive it instead to keep its history). 204, no body.',
+  })
+  @ApiParam({ name: 'id', schema: ID_SCHEMA })
   @ApiNoContentResponse({ description: 'Deleted.' })
   @ApiProblems(404)
   destroy(@Param('id', IdPipe) id: number): Promise<void> {

@@ -5,15 +5,16 @@ import { Personal } from '../auth/access.decorators.js';
 import { ApiError } from '../common/errors/api-error.js';
 import { USER_ROLES } from './user-role.js';
 import { UsersService } from './users.service.js';
+import { ID_SCHEMA } from '../common/validation/fields.js';
 
 export class CurrentUserDto {
-  @ApiProperty({ type: 'integer', example: 7 })
+  @ApiProperty({ ...ID_SCHEMA, example: 7 })
   id: number;
 
-  @ApiProperty({ example: 'ana@acme.example' })
+  @ApiProperty({ example: 'ana@acme.example', format: 'email', maxLength: 254 })
   email: string;
 
-  @ApiProperty({ type: 'integer', example: 1, description: 'The workspace (customer) id.' })
+  @ApiProperty({ ...ID_SCHEMA, example: 1, description: 'The workspace (customer) id.' })
   customer: number;
 
   @ApiProperty({ enum: USER_ROLES, example: 'editor', description: '`viewer` reads only; `admin` and `editor` also write.' })

@@ -1,7 +1,7 @@
 import { Controller, Get, HttpCode, Inject, Param, Post, Req, Res } from '@nestjs/common';
 import { ApiBody, ApiHeader, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Public, PublicLimitedByIp, PublicOrPersonal } from '../auth/access.decorators.js';
+import { PublicLimitedByIp, PublicOrPersonal } from '../auth/access.decorators.js';
 import { TokenObtainDto } from '../auth/dto/jwt.dto.js';
 import { LoginService } from '../auth/login.service.js';
 import { SessionsService } from '../auth/sessions.service.js';
@@ -30,7 +30,7 @@ const FORGERY = ApiProblem(403, 'No `X-Requested-With` header, or `Sec-Fetch-Sit
 const COOKIE_SET = {
   'Set-Cookie': {
     description: `\`${SESSION_COOKIE}\`: the refresh token, HttpOnly, SameSite=Strict, Path=/app/session/ (Secure over https).`,
-    schema: { type: 'string' },
+    schema: { type: 'string', maxLength: 4096 },
   },
 };
 
@@ -51,7 +51,7 @@ export class WebSessionController {
   ) {}
 
   @Get('config')
-  @Public()
+  @PublicLimitedByIp()
   @ApiOperation({ summary: 'What the web interface can offer', description: 'The configured social-login providers and ad platforms.' })
   @ApiOkResponse({ type: WebConfigDto, description: 'The sign-in and connect options of this server.' })
   configuration(): WebConfigDto {

@@ -1,5 +1,5 @@
 import { ApiHideProperty, ApiProperty, PartialType } from '@nestjs/swagger';
-import { ChoiceField, JsonObjectField, ReadOnlyField, RequiredString } from '../../common/validation/fields.js';
+import { ChoiceField, ID_SCHEMA, JsonObjectField, ReadOnlyField, RequiredString } from '../../common/validation/fields.js';
 import { MODEL_STATUSES, MODEL_TYPES } from '../ai-model-instance.entity.js';
 
 const STATUS_RULES =
@@ -45,10 +45,10 @@ export class UpdateAiModelInstanceDto extends PartialType(CreateAiModelInstanceD
 
 /** The response: the swagger plugin reads types, `| null` and presence; the decorators add what TypeScript cannot say. */
 export class AiModelInstanceDto {
-  @ApiProperty({ type: 'integer', example: 12, readOnly: true })
+  @ApiProperty({ ...ID_SCHEMA, example: 12, readOnly: true })
   id: number;
 
-  @ApiProperty({ type: 'integer', example: 1, readOnly: true, description: 'Your workspace (customer) id.' })
+  @ApiProperty({ ...ID_SCHEMA, example: 1, readOnly: true, description: 'Your workspace (customer) id.' })
   customer: number;
 
   @ApiProperty({ example: 'Churn model EU' })
@@ -71,6 +71,9 @@ export class AiModelInstanceDto {
 
   @ApiProperty({
     type: 'integer',
+    // A PostgreSQL integer column.
+    minimum: 0,
+    maximum: 2147483647,
     example: 2,
     readOnly: true,
     description: 'Training runs started: +1 each time the status moves into `training`.',

@@ -1,6 +1,7 @@
 import { ApiHideProperty, ApiProperty, PartialType } from '@nestjs/swagger';
 import {
   ChoiceField,
+  ID_SCHEMA,
   JsonObjectField,
   NumberField,
   ReadOnlyField,
@@ -63,10 +64,10 @@ export class UpdateAudienceDto extends PartialType(CreateAudienceDto, { skipNull
 
 /** The response: the swagger plugin reads types, `| null` and presence; the decorators add what TypeScript cannot say. */
 export class AudienceDto {
-  @ApiProperty({ type: 'integer', example: 41, readOnly: true })
+  @ApiProperty({ ...ID_SCHEMA, example: 41, readOnly: true })
   id: number;
 
-  @ApiProperty({ type: 'integer', example: 1, readOnly: true, description: 'Your workspace (customer) id.' })
+  @ApiProperty({ ...ID_SCHEMA, example: 1, readOnly: true, description: 'Your workspace (customer) id.' })
   customer: number;
 
   @ApiProperty({ example: 'High-value churn risks' })
@@ -81,19 +82,20 @@ export class AudienceDto {
   @ApiProperty({ example: {} })
   rules: Record<string, unknown>;
 
-  @ApiProperty({ type: 'integer', example: 12 })
+  @ApiProperty({ ...ID_SCHEMA, example: 12 })
   model_instance: number | null;
 
   @ApiProperty({ example: 0.8 })
   min_score: number | null;
 
-  @ApiProperty({ type: 'integer', isArray: true, example: [3] })
+  @ApiProperty({ type: 'array', items: { ...ID_SCHEMA }, maxItems: 100, uniqueItems: true, example: [3] })
   connections: number[];
 
   @ApiProperty({ enum: AUDIENCE_STATUSES, example: 'draft' })
   status: string;
 
-  @ApiProperty({ type: 'integer', readOnly: true, example: 15230, description: 'Estimated member count.' })
+  // A PostgreSQL integer column.
+  @ApiProperty({ type: 'integer', minimum: 0, maximum: 2147483647, readOnly: true, example: 15230, description: 'Estimated member count.' })
   size: number | null;
 
   @ApiProperty({ example: '2026-11-21T10:00:00.000Z', format: 'date-time', readOnly: true })

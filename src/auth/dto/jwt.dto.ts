@@ -25,10 +25,13 @@ export class TokenVerifyDto {
 }
 
 export class TokenPairDto {
-  @ApiProperty({ description: 'Access token (JWT, HS256), for `Authorization: Bearer …`. Lives 15 minutes by default.' })
+  @ApiProperty({ maxLength: 4096, description: 'Access token (JWT, HS256), for `Authorization: Bearer …`. Lives 15 minutes by default.' })
   access: string;
 
-  @ApiProperty({ description: 'Refresh token (JWT). Single use: /jwt/refresh/ spends it and returns a new pair. Lives 7 days by default.' })
+  @ApiProperty({
+    maxLength: 4096,
+    description: 'Refresh token (JWT). Single use: /jwt/refresh/ spends it and returns a new pair. Lives 7 days by default.',
+  })
   refresh: string;
 }
 

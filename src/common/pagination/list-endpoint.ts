@@ -4,6 +4,14 @@ import type { FastifyRequest } from 'fastify';
 import type { AppConfig } from '../../config/app-config.js';
 import { ApiError } from '../errors/api-error.js';
 import { ORDERING_FIELDS } from '../tenancy/tenant-repository.js';
+import { COUNT_SCHEMA, MAX_ID } from '../validation/fields.js';
+import { MAX_PAGE_SIZE } from './pagination.js';
+
+/**
+ * The longest `next` / `previous` link: the request's own URL with another page (Node reads at most
+ * 16 KiB of request head) behind the public base URL.
+ */
+const URL_MAX_LENGTH = 16 * 1024 + 2048;
 
 /**
  * The absolute URL the client called, for `next`/`previous` (SPEC section 4): on PUBLIC_BASE_URL
@@ -43,7 +51,7 @@ export function ApiList(item: Type<unknown>, filters: ListQueryParameter[], orde
       name: 'page',
       required: false,
       description: '1-based page number. Past the end, 0 or not a number → 404 `Invalid page.`',
-      schema: { type: 'integer', minimum: 1, default: 1 },
+      schema: { type: 'integer', minimum: 1, maximum: MAX_ID, default: 1 },
     }),
     ApiQuery({
       name: 'page_size',
@@ -63,10 +71,22 @@ export function ApiList(item: Type<unknown>, filters: ListQueryParameter[], orde
         type: 'object',
         required: ['count', 'next', 'previous', 'results'],
         properties: {
-          count: { type: 'integer', example: 57, description: 'Total number of items over all pages.' },
-          next: { type: 'string', format: 'uri', nullable: true, example: 'https://api.example.com/api/v1/signals/?page=3&status=1' },
-          previous: { type: 'string', format: 'uri', nullable: true, example: 'https://api.example.com/api/v1/signals/?page=1&status=1' },
-          results: { type: 'array', items: { $ref: getSchemaPath(item) } },
+          count: { ...COUNT_SCHEMA, example: 57, description: 'Total number of items over all pages.' },
+          next: {
+            type: 'string',
+            format: 'uri',
+            maxLength: URL_MAX_LENGTH,
+            nullable: true,
+            example: 'https://api.example.com/api/v1/signals/?page=3&status=1',
+          },
+          previous: {
+            type: 'string',
+            format: 'uri',
+            maxLength: URL_MAX_LENGTH,
+            nullable: true,
+            example: 'https://api.example.com/api/v1/signals/?page=1&status=1',
+          },
+          results: { type: 'array', maxItems: MAX_PAGE_SIZE, items: { $ref: getSchemaPath(item) } },
         },
       },
     }),

@@ -104,7 +104,14 @@ function stringCheck(min: number, max: number): Check {
 export function ChoiceField(choices: readonly (string | number)[], { optional, nullable, ...doc }: Presence & FieldDoc = {}) {
   const type = choices.every((choice) => typeof choice === 'number') ? (choices.every(Number.isInteger) ? 'integer' : 'number') : 'string';
   return applyDecorators(
-    documented({ type, enum: [...choices] }, { optional, nullable }, doc),
+    documented(
+      // Numeric choices also state their range, for generators that read bounds rather than enums.
+      type === 'string'
+        ? { type, enum: [...choices] }
+        : { type, enum: [...choices], minimum: Math.min(...(choices as number[])), maximum: Math.max(...(choices as number[])) },
+      { optional, nullable },
+      doc,
+    ),
     field('choice', (value) => (choices.includes(value as string | number) ? undefined : MESSAGES.choice(value, choices)), {
       optional,
       nullable,
@@ -115,7 +122,7 @@ export function ChoiceField(choices: readonly (string | number)[], { optional, n
 /** A reference to another object by integer id, or null (the default). Existence (in the caller's workspace) is the service's job. */
 export function ReferenceField({ optional = true, ...doc }: { optional?: boolean } & FieldDoc = {}) {
   return applyDecorators(
-    documented({ type: 'integer', minimum: 1 }, { nullable: true, optional }, { default: null, ...doc }),
+    documented({ ...ID_SCHEMA }, { nullable: true, optional }, { default: null, ...doc }),
     field('reference', (value) => (isId(value) ? undefined : MESSAGES.notInteger), { nullable: true, optional }),
   );
 }
@@ -123,11 +130,7 @@ export function ReferenceField({ optional = true, ...doc }: { optional?: boolean
 /** A list of distinct integer ids; left out on create, it is []. */
 export function ReferenceListField({ maxItems = 100, optional = true, ...doc }: { maxItems?: number; optional?: boolean } & FieldDoc = {}) {
   return applyDecorators(
-    documented(
-      { type: 'array', items: { type: 'integer', minimum: 1 }, maxItems, uniqueItems: true },
-      { optional },
-      { default: [], ...doc },
-    ),
+    documented({ type: 'array', items: { ...ID_SCHEMA }, maxItems, uniqueItems: true }, { optional }, { default: [], ...doc }),
     field(
       'referenceList',
       (value) => {
@@ -218,6 +221,12 @@ export function ReadOnlyField() {
  * they stay exact up to 2^53 - 1 (docs/scale-out.md).
  */
 export const MAX_ID = Number.MAX_SAFE_INTEGER;
+
+/** An id as the API document states it (the wire format, int64, follows from the maximum: openapi.ts). */
+export const ID_SCHEMA = { type: 'integer', minimum: 1, maximum: MAX_ID } as const;
+
+/** A count of rows: 0 up to as many as ids can number. */
+export const COUNT_SCHEMA = { type: 'integer', minimum: 0, maximum: MAX_ID } as const;
 
 export function isId(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= MAX_ID;

@@ -1,5 +1,5 @@
 import { ApiHideProperty, ApiProperty, PartialType } from '@nestjs/swagger';
-import { ReadOnlyField, RequiredString } from '../../common/validation/fields.js';
+import { ID_SCHEMA, ReadOnlyField, RequiredString } from '../../common/validation/fields.js';
 import { CONNECTION_STATUSES, PLATFORMS } from '../connection.entity.js';
 
 /**
@@ -32,16 +32,16 @@ export class UpdateConnectionDto extends PartialType(ConnectionEditableFields, {
 
 /** The response: the swagger plugin reads types, `| null` and presence; the decorators add what TypeScript cannot say. */
 export class ConnectionDto {
-  @ApiProperty({ type: 'integer', example: 3, readOnly: true })
+  @ApiProperty({ ...ID_SCHEMA, example: 3, readOnly: true })
   id: number;
 
-  @ApiProperty({ type: 'integer', example: 1, readOnly: true, description: 'Your workspace (customer) id.' })
+  @ApiProperty({ ...ID_SCHEMA, example: 1, readOnly: true, description: 'Your workspace (customer) id.' })
   customer: number;
 
   @ApiProperty({ enum: PLATFORMS, example: 'google_ads', readOnly: true })
   platform: string;
 
-  @ApiProperty({ example: '1234567890', readOnly: true, description: 'The account id at the ad platform.' })
+  @ApiProperty({ maxLength: 64, example: '1234567890', readOnly: true, description: 'The account id at the ad platform.' })
   external_account_id: string;
 
   @ApiProperty({ minLength: 1, maxLength: 255, example: 'Acme Shoes — EU' })
@@ -76,10 +76,17 @@ export class ConnectionDto {
   })
   reauthorize_required: boolean;
 
-  @ApiProperty({ readOnly: true, example: ['https://www.googleapis.com/auth/adwords'] })
+  @ApiProperty({
+    type: 'array',
+    items: { type: 'string', maxLength: 256 },
+    maxItems: 32,
+    readOnly: true,
+    example: ['https://www.googleapis.com/auth/adwords'],
+    description: 'The OAuth scopes the grant holds.',
+  })
   scopes: string[];
 
-  @ApiProperty({ type: 'integer', readOnly: true, example: 7, description: 'The user who connected the account.' })
+  @ApiProperty({ ...ID_SCHEMA, readOnly: true, example: 7, description: 'The user who connected the account.' })
   connected_by: number | null;
 
   @ApiProperty({ format: 'date-time', readOnly: true, example: '2026-11-21T11:00:00.000Z' })

@@ -107,7 +107,7 @@ export class ConnectionFlowController {
     headers: {
       Location: {
         description: 'e.g. `https://api.example.com/app/connections?platform=google_ads&connected=2`',
-        schema: { type: 'string' },
+        schema: { type: 'string', format: 'uri', maxLength: 4096 },
       },
     },
   })

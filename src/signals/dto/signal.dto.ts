@@ -1,5 +1,13 @@
 import { ApiHideProperty, ApiProperty, PartialType } from '@nestjs/swagger';
-import { ChoiceField, JsonObjectField, ReadOnlyField, ReferenceField, RequiredString, TextField } from '../../common/validation/fields.js';
+import {
+  ChoiceField,
+  ID_SCHEMA,
+  JsonObjectField,
+  ReadOnlyField,
+  ReferenceField,
+  RequiredString,
+  TextField,
+} from '../../common/validation/fields.js';
 import { SIGNAL_STATUS_CODES, SIGNAL_TYPES, type SignalStatusCode, type SignalType } from '../signal.entity.js';
 
 const STATUS_CODES_DESCRIPTION = '0 draft, 1 active, 2 paused, 3 failed, 4 archived.';
@@ -61,10 +69,10 @@ export class UpdateSignalDto extends PartialType(CreateSignalDto, { skipNullProp
 
 /** The response: the swagger plugin reads types, `| null` and presence; the decorators add what TypeScript cannot say. */
 export class SignalDto {
-  @ApiProperty({ type: 'integer', example: 57, readOnly: true })
+  @ApiProperty({ ...ID_SCHEMA, example: 57, readOnly: true })
   id: number;
 
-  @ApiProperty({ type: 'integer', example: 1, readOnly: true, description: 'Your workspace (customer) id.' })
+  @ApiProperty({ ...ID_SCHEMA, example: 1, readOnly: true, description: 'Your workspace (customer) id.' })
   customer: number;
 
   @ApiProperty({ example: 'Purchase conversions to Google Ads' })
@@ -76,16 +84,16 @@ export class SignalDto {
   @ApiProperty({ enum: SIGNAL_TYPES, example: 'conversion' })
   signal_type: string;
 
-  @ApiProperty({ type: 'integer', enum: SIGNAL_STATUS_CODES, example: 1, description: STATUS_CODES_DESCRIPTION })
+  @ApiProperty({ type: 'integer', enum: SIGNAL_STATUS_CODES, minimum: 0, maximum: 4, example: 1, description: STATUS_CODES_DESCRIPTION })
   status: number;
 
-  @ApiProperty({ type: 'integer', example: 12 })
+  @ApiProperty({ ...ID_SCHEMA, example: 12 })
   model_instance: number | null;
 
-  @ApiProperty({ type: 'integer', example: 41 })
+  @ApiProperty({ ...ID_SCHEMA, example: 41 })
   audience: number | null;
 
-  @ApiProperty({ type: 'integer', example: 3 })
+  @ApiProperty({ ...ID_SCHEMA, example: 3 })
   connection: number | null;
 
   @ApiProperty({ example: { conversion_action: 'purchase', lookback_days: 30 } })

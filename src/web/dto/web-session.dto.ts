@@ -4,10 +4,10 @@ import { PLATFORM_SLUGS } from '../../connections/oauth/connection-flow.service.
 
 /** What the web interface keeps in memory: an access token, never the refresh token (that stays in the cookie). */
 export class WebSessionDto {
-  @ApiProperty({ description: 'Access token (JWT) for `Authorization: Bearer …`; kept in memory by the web interface.' })
+  @ApiProperty({ maxLength: 4096, description: 'Access token (JWT) for `Authorization: Bearer …`; kept in memory by the web interface.' })
   access: string;
 
-  @ApiProperty({ type: 'integer', minimum: 1, example: 900, description: 'Seconds until the access token expires.' })
+  @ApiProperty({ type: 'integer', minimum: 10, maximum: 86400, example: 900, description: 'Seconds until the access token expires.' })
   expires_in: number;
 }
 

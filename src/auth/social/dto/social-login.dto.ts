@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { ID_SCHEMA } from '../../../common/validation/fields.js';
 import { RequiredString, TextField } from '../../../common/validation/fields.js';
 import { TokenPairDto } from '../../dto/jwt.dto.js';
 
@@ -16,8 +17,10 @@ export class SocialLoginStartQuery {
 
 export class AuthorizationUrlDto {
   @ApiProperty({
+    maxLength: 4096,
     description: 'Send the browser here. It comes back to `redirect_uri` with `code` and `state` (and, from Google, `iss`).',
-    example: 'https://accounts.google.com/o/oauth2/v2/auth?client_id=…&redirect_uri=…&state=…&code_challenge=…&nonce=…',
+    example:
+      'https://accounts.google.com/o/oauth2/v2/auth?client_id=1234.apps.googleusercontent.com&response_type=code&scope=openid%20email&state=q3Hk0vVQ2l9zR4sE2n3t8pX1yB6cD0fA5gH7jK9mL2o&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256&nonce=n-0S6_WzA2Mj',
     format: 'uri',
   })
   authorization_url: string;
@@ -78,7 +81,7 @@ export class SocialLoginDto {
 }
 
 export class SocialLoginUserDto {
-  @ApiProperty({ type: 'integer', minimum: 1, example: 42 })
+  @ApiProperty({ ...ID_SCHEMA, example: 42 })
   id: number;
 
   @ApiProperty({ example: 'ana@acme.example', maxLength: 254 })

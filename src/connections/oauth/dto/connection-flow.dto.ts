@@ -17,9 +17,10 @@ export class StartConnectionFlowDto {
 export class ConnectionFlowStartedDto {
   @ApiProperty({
     format: 'uri',
+    maxLength: 4096,
     description: 'Send the browser here. The provider sends it back to `/oauth/connections/{platform}/callback`.',
     example:
-      'https://accounts.google.com/o/oauth2/v2/auth?client_id=…&scope=https%3A%2F%2Fwww.googleapis.com%2Fauth%2Fadwords&access_type=offline&…',
+      'https://accounts.google.com/o/oauth2/v2/auth?client_id=1234.apps.googleusercontent.com&scope=https%3A%2F%2Fwww.googleapis.com%2Fauth%2Fadwords&access_type=offline&state=3xk2q0aLr7VbN1cT9wE4yH6uJ8mP5sD2fG0hK7lZ3xC&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256',
   })
   authorization_url: string;
 }
