@@ -139,6 +139,18 @@ describe('OpenAPI document', () => {
     for (const tag of used) expect({ tag, described: (described.get(tag) ?? '').length > 20 }).toEqual({ tag, described: true });
   });
 
+  it('gives every field of every request and response schema an example, for Swagger UI and generated docs', async () => {
+    const document = (await (await api.request('/api/schema/')).json()) as {
+      components: { schemas: Record<string, { properties?: Record<string, { example?: unknown; $ref?: string; allOf?: unknown }> }> };
+    };
+    const missing = Object.entries(document.components.schemas).flatMap(([name, schema]) =>
+      Object.entries(schema.properties ?? {})
+        .filter(([, property]) => property.example === undefined && property.$ref === undefined && property.allOf === undefined)
+        .map(([field]) => `${name}.${field}`),
+    );
+    expect(missing).toEqual([]);
+  });
+
   it('serves Swagger UI at /api/docs/', async () => {
     const response = await api.request('/api/docs/');
     expect(response.status).toBe(200);

@@ -32,6 +32,7 @@ export class CreateAiModelInstanceDto extends AiModelInstanceReadOnlyFields {
   @ChoiceField(MODEL_STATUSES, {
     optional: true,
     default: 'pending',
+    example: 'training',
     description: `${STATUS_RULES} On create, \`pending\` or a status reachable from it (\`training\`, \`archived\`).`,
   })
   status?: (typeof MODEL_STATUSES)[number];

@@ -54,6 +54,7 @@ export class CreateAudienceDto extends AudienceReadOnlyFields {
   @ChoiceField(AUDIENCE_STATUSES, {
     optional: true,
     default: 'draft',
+    example: 'active',
     description: '`draft` → `active`; `draft`/`active` → `archived`. Archived is final: the audience cannot change any more.',
   })
   status?: (typeof AUDIENCE_STATUSES)[number];

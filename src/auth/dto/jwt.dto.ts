@@ -25,11 +25,16 @@ export class TokenVerifyDto {
 }
 
 export class TokenPairDto {
-  @ApiProperty({ maxLength: 4096, description: 'Access token (JWT, HS256), for `Authorization: Bearer …`. Lives 15 minutes by default.' })
+  @ApiProperty({
+    maxLength: 4096,
+    example: 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiI3IiwidHlwZSI6ImFjY2VzcyJ9.c2lnbmF0dXJl',
+    description: 'Access token (JWT, HS256), for `Authorization: Bearer …`. Lives 15 minutes by default.',
+  })
   access: string;
 
   @ApiProperty({
     maxLength: 4096,
+    example: 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiI3IiwidHlwZSI6InJlZnJlc2gifQ.c2lnbmF0dXJl',
     description: 'Refresh token (JWT). Single use: /jwt/refresh/ spends it and returns a new pair. Lives 7 days by default.',
   })
   refresh: string;

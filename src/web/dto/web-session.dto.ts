@@ -4,7 +4,11 @@ import { PLATFORM_SLUGS } from '../../connections/oauth/connection-flow.service.
 
 /** What the web interface keeps in memory: an access token, never the refresh token (that stays in the cookie). */
 export class WebSessionDto {
-  @ApiProperty({ maxLength: 4096, description: 'Access token (JWT) for `Authorization: Bearer …`; kept in memory by the web interface.' })
+  @ApiProperty({
+    maxLength: 4096,
+    example: 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiI3IiwidHlwZSI6ImFjY2VzcyJ9.c2lnbmF0dXJl',
+    description: 'Access token (JWT) for `Authorization: Bearer …`; kept in memory by the web interface.',
+  })
   access: string;
 
   @ApiProperty({ type: 'integer', minimum: 10, maximum: 86400, example: 900, description: 'Seconds until the access token expires.' })

@@ -76,7 +76,13 @@ export class SocialLoginDto {
   })
   error?: string;
 
-  @TextField({ max: 1024, optional: true, default: undefined, description: "The callback's `error_description`, if any." })
+  @TextField({
+    max: 1024,
+    optional: true,
+    default: undefined,
+    description: "The callback's `error_description`, if any.",
+    example: 'The user denied access.',
+  })
   error_description?: string;
 }
 
