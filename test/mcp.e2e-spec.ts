@@ -1,5 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { OpenAPIObject } from '@nestjs/swagger';
+import { toJsonSchema } from '../src/openapi/json-schemas.js';
 import { UsersService } from '../src/users/users.service.js';
 import {
   apiKeyHeader,
@@ -133,6 +135,39 @@ describe('MCP (SPEC sections 2 and 7)', () => {
       expect(hints('get_audience')).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true });
       expect(hints('create_audience')).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: false });
       expect(hints('update_signal')).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: true });
+      await client.close();
+    });
+
+    it('states each tool’s schemas exactly as the REST operation it mirrors, with no type written as an array', async () => {
+      const document = (await (await api.request('/api/schema/')).json()) as OpenAPIObject;
+      const schemas = document.components!.schemas! as Record<string, { properties: Record<string, unknown>; required?: string[] }>;
+      const json = (name: string) => toJsonSchema({ $ref: `#/components/schemas/${name}` }, document.components!.schemas as never);
+      const client = await connect((await createToken(editorJwt)).body.token);
+      const { tools } = await client.listTools();
+      const tool = (name: string) => tools.find((candidate) => candidate.name === name)!;
+      for (const [resource, dto] of [
+        ['audience', 'Audience'],
+        ['signal', 'Signal'],
+      ] as const) {
+        const create = tool(`create_${resource}`);
+        expect(create.inputSchema.properties).toEqual((json(`Create${dto}Dto`) as { properties: unknown }).properties);
+        expect(create.inputSchema.required).toEqual(schemas[`Create${dto}Dto`]!.required);
+        expect(create.outputSchema).toEqual(json(`${dto}Dto`));
+        const update = tool(`update_${resource}`);
+        expect(Object.keys(update.inputSchema.properties!).sort()).toEqual(
+          ['id', ...Object.keys(schemas[`Update${dto}Dto`]!.properties)].sort(),
+        );
+        expect(update.outputSchema).toEqual(json(`${dto}Dto`));
+      }
+      for (const [name, dto] of [
+        ['get_audience', 'AudienceDto'],
+        ['get_signal', 'SignalDto'],
+        ['get_ai_model_instance', 'AiModelInstanceDto'],
+        ['get_connection', 'ConnectionDto'],
+      ] as const)
+        expect(tool(name).outputSchema).toEqual(json(dto));
+      // Portable: several MCP clients read `type` as one string (the MCP Inspector's type-union check).
+      expect(JSON.stringify(tools)).not.toMatch(/"type":\[/);
       await client.close();
     });
 

@@ -14,15 +14,30 @@ describe('toJsonSchema', () => {
     });
   });
 
-  it('writes nullable as a type union, with null added to an enum', () => {
-    expect(toJsonSchema({ type: 'integer', nullable: true, minimum: 1 }, {})).toEqual({ type: ['integer', 'null'], minimum: 1 });
-    expect(toJsonSchema({ type: 'string', enum: ['a', 'b'], nullable: true }, {})).toEqual({
-      type: ['string', 'null'],
-      enum: ['a', 'b', null],
+  it('writes nullable as anyOf with one type per branch, keeping description and examples outside', () => {
+    expect(toJsonSchema({ type: 'integer', nullable: true, minimum: 1, description: 'A model.', example: 12 }, {})).toEqual({
+      description: 'A model.',
+      examples: [12],
+      anyOf: [{ type: 'integer', minimum: 1 }, { type: 'null' }],
+    });
+    // OpenAPI 3.0 lists null among a nullable enum's values; the value branch must not.
+    expect(toJsonSchema({ type: 'string', enum: ['a', 'b', null], nullable: true } as never, {})).toEqual({
+      anyOf: [{ type: 'string', enum: ['a', 'b'] }, { type: 'null' }],
     });
     expect(toJsonSchema({ allOf: [{ $ref: '#/components/schemas/Item' }], nullable: true }, components)).toEqual({
       anyOf: [{ allOf: [toJsonSchema(components.Item, {})] }, { type: 'null' }],
     });
+  });
+
+  it('never writes a type as an array, anywhere in a schema', () => {
+    const schema = toJsonSchema(
+      {
+        type: 'object',
+        properties: { a: { type: 'array', items: { type: 'integer', nullable: true } }, b: { type: 'string', nullable: true } },
+      },
+      {},
+    );
+    expect(JSON.stringify(schema)).not.toMatch(/"type":\[/);
   });
 
   it('turns boolean exclusive bounds into numbers and drops OpenAPI-only keywords', () => {

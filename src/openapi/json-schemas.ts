@@ -44,12 +44,19 @@ export function toJsonSchema(schema: SchemaObject | ReferenceObject, components:
   return schema.nullable ? orNull(result) : result;
 }
 
-/** `nullable: true` in JSON Schema: null joins the type (and the enum, which would refuse it otherwise). */
+/** Keywords that describe a value rather than constrain it: they stay on the outside of a nullable union. */
+const ANNOTATIONS = ['title', 'description', 'examples', 'default', 'readOnly', 'writeOnly', 'deprecated'];
+
+/**
+ * `nullable: true` in JSON Schema, as the value's schema or null: `anyOf` with one type per branch.
+ * The shorter `type: [x, "null"]` is valid JSON Schema, but several MCP clients read `type` as a
+ * single string and drop the tool or the constraint (the MCP Inspector's `type-union` warning).
+ */
 function orNull(schema: JsonSchema): JsonSchema {
-  if (typeof schema.type !== 'string') return { anyOf: [schema, { type: 'null' }] };
-  const result: JsonSchema = { ...schema, type: [schema.type, 'null'] };
-  if (Array.isArray(schema.enum) && !schema.enum.includes(null)) result.enum = [...schema.enum, null];
-  return result;
+  const outside = Object.fromEntries(Object.entries(schema).filter(([key]) => ANNOTATIONS.includes(key)));
+  const value = Object.fromEntries(Object.entries(schema).filter(([key]) => !ANNOTATIONS.includes(key)));
+  if (Array.isArray(value.enum)) value.enum = value.enum.filter((choice) => choice !== null);
+  return { ...outside, anyOf: [value, { type: 'null' }] };
 }
 
 function mapValues<T, U>(record: Record<string, T>, map: (value: T) => U): Record<string, U> {
