@@ -772,7 +772,7 @@ describe('signals (SPEC section 3)', () => {
         delete: 'signals_destroy',
       });
       const status = document.paths[BASE]!.get!.parameters!.find((parameter) => parameter.name === 'status');
-      expect(status?.schema).toEqual({ type: 'integer', enum: [0, 1, 2, 3, 4] });
+      expect(status?.schema).toEqual({ type: 'integer', format: 'int32', enum: [0, 1, 2, 3, 4], minimum: 0, maximum: 4 });
       for (const schema of ['SignalDto', 'CreateSignalDto', 'UpdateSignalDto']) {
         expect(document.components.schemas[schema]?.properties.status).toMatchObject({ type: 'integer', enum: [0, 1, 2, 3, 4] });
       }
