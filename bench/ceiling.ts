@@ -258,7 +258,8 @@ class Ceiling {
       page,
       pageSize,
       count,
-      rows.map((row) => audienceDto(row, row.audience_connection_ids as number[])),
+      // An int8[] comes back as strings (only scalar int8 has a parser above).
+      rows.map((row) => audienceDto(row, (row.audience_connection_ids as string[]).map(Number))),
     );
   }
 
@@ -489,6 +490,9 @@ function readJson(request: IncomingMessage): Promise<unknown> {
 
 function main(): void {
   const env = process.env;
+  // Ids are bigint; the service reads int8 as a JavaScript number (TypeORM's parseInt8), and so
+  // must the ceiling, or its JSON would carry ids as strings.
+  pg.types.setTypeParser(pg.types.builtins.INT8, Number);
   const pool = new pg.Pool({ connectionString: env.DATABASE_URL, max: POOL_SIZE, application_name: 'bench-ceiling' });
   const secret = createSecretKey(Buffer.from(env.JWT_SECRET ?? '', 'utf8'));
   const ceiling = new Ceiling(pool, secret, env.JWT_ISSUER ?? 'audience-signal-platform', Number(env.RATE_LIMIT_PER_MINUTE ?? 1_000_000));

@@ -86,7 +86,8 @@ async function main(): Promise<void> {
         ...common,
         NODE_ENV: 'production',
         ALLOWED_HOSTS: '127.0.0.1,localhost',
-        LOG_LEVEL: 'warn',
+        // As deployed: a request line per request, written through a pipe into logs/service.log.
+        LOG_LEVEL: settings.serviceLogLevel,
         DEMO_WORKSPACE: 'false',
         HOST: '127.0.0.1',
         PORT: String(servicePort),
@@ -235,6 +236,7 @@ async function main(): Promise<void> {
           `${settings.connections} connections, ${settings.durationSeconds} s per scenario after ${settings.warmupSeconds} s warm-up; ` +
           `growth: ${settings.growthConnections} connections, ${settings.growthDurationSeconds} s; ` +
           (pinned ? 'server under test pinned to CPU 0, autocannon to CPU 1, PostgreSQL unpinned' : 'no CPU pinning') +
+          `; service LOG_LEVEL=${settings.serviceLogLevel} through a pipe into a file` +
           `; load average before ${loadBefore.map((value) => value.toFixed(2)).join(' ')}, after ${loadavg()
             .map((value) => value.toFixed(2))
             .join(' ')}`,

@@ -27,6 +27,8 @@ export interface BenchSettings {
   skipGrowth: boolean;
   /** Extra node arguments for the service process only (profiling: --cpu-prof, --heap-prof…). */
   serviceNodeArgs: string[];
+  /** The service's LOG_LEVEL: `info` as deployed (one line per request, piped to a file as a container's stdout would be). */
+  serviceLogLevel: string;
   dataDir: string;
   resultsDir: string;
   repoRoot: string;
@@ -75,6 +77,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): BenchSetting
     skipCeiling: flag('BENCH_SKIP_CEILING', false),
     skipGrowth: flag('BENCH_SKIP_GROWTH', false),
     serviceNodeArgs: (env.BENCH_SERVICE_NODE_ARGS?.trim() || '').split(/\s+/).filter((arg) => arg !== ''),
+    serviceLogLevel: env.BENCH_LOG_LEVEL?.trim() || 'info',
     dataDir: resolve(REPO_ROOT, env.BENCH_DATA_DIR?.trim() || 'bench/.data'),
     resultsDir: resolve(REPO_ROOT, 'bench/results'),
     repoRoot: REPO_ROOT,
