@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../common/errors/api-error.js';
+import { cookieOf } from '../common/http/cookies.js';
 
 /**
  * The web interface's refresh token lives in this cookie and nowhere JavaScript can read:
@@ -14,15 +15,8 @@ export const SESSION_HEADER = 'x-requested-with';
 
 /** The refresh token in the request's session cookie, if it carries one that looks like a JWT. */
 export function sessionCookieOf(request: FastifyRequest): string | undefined {
-  const header = request.headers.cookie;
-  if (header === undefined) return undefined;
-  for (const part of header.split(';')) {
-    const separator = part.indexOf('=');
-    if (separator < 0 || part.slice(0, separator).trim() !== SESSION_COOKIE) continue;
-    const value = part.slice(separator + 1).trim();
-    return /^[A-Za-z0-9_.-]{1,4096}$/.test(value) ? value : undefined;
-  }
-  return undefined;
+  const value = cookieOf(request, SESSION_COOKIE);
+  return value !== undefined && /^[A-Za-z0-9_.-]{1,4096}$/.test(value) ? value : undefined;
 }
 
 export function setSessionCookie(reply: FastifyReply, refresh: string, maxAgeSeconds: number, secure: boolean): void {

@@ -4,6 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Personal, PublicLimitedByIp } from '../../auth/access.decorators.js';
 import { randomSecret } from '../../common/crypto/secret-hash.js';
 import { ApiError } from '../../common/errors/api-error.js';
+import { cookieOf } from '../../common/http/cookies.js';
 import { requestUrl } from '../../common/pagination/list-endpoint.js';
 import { validateDto } from '../../common/validation/validate-dto.js';
 import type { AppConfig } from '../../config/app-config.js';
@@ -25,11 +26,8 @@ const PLATFORM_PARAM = ApiParam({
 const FLOW_COOKIE = 'connection_flow';
 
 function flowCookieOf(request: FastifyRequest): string | undefined {
-  for (const part of (request.headers.cookie ?? '').split(';')) {
-    const [name, value] = part.trim().split('=', 2);
-    if (name === FLOW_COOKIE && value !== undefined && /^[A-Za-z0-9_-]{43}$/.test(value)) return value;
-  }
-  return undefined;
+  const value = cookieOf(request, FLOW_COOKIE);
+  return value !== undefined && /^[A-Za-z0-9_-]{43}$/.test(value) ? value : undefined;
 }
 
 /** The OAuth flows that create connections (SPEC section 6), started from the web interface. */

@@ -22,6 +22,15 @@ function FieldFrame(props: {
         ) : null}
       </label>
       {props.children}
+      <FieldNotes id={props.id} hint={props.hint} errors={props.errors} />
+    </div>
+  );
+}
+
+/** A field's hint and the API's messages for it, under the control; their ids are what `aria-describedby` names. */
+function FieldNotes(props: { id: string; hint?: string; errors?: string[] }) {
+  return (
+    <>
       {props.hint ? (
         <p class="hint" id={`${props.id}-hint`}>
           {props.hint}
@@ -34,13 +43,25 @@ function FieldFrame(props: {
           ))}
         </ul>
       ) : null}
-    </div>
+    </>
   );
 }
 
 function describedBy(id: string, hint?: string, errors?: string[]): string | undefined {
   const ids = [hint ? `${id}-hint` : '', errors?.length ? `${id}-errors` : ''].filter(Boolean).join(' ');
   return ids || undefined;
+}
+
+/** What every control of a field carries: its id and name, presence, and its accessible state and description. */
+function controlAttributes(id: string, props: Common) {
+  return {
+    id,
+    name: props.name,
+    required: props.required,
+    disabled: props.disabled,
+    'aria-invalid': props.errors?.length ? ('true' as const) : undefined,
+    'aria-describedby': describedBy(id, props.hint, props.errors),
+  };
 }
 
 interface Common {
@@ -65,17 +86,12 @@ export function TextField(
   return (
     <FieldFrame id={id} {...props}>
       <input
-        id={id}
-        name={props.name}
+        {...controlAttributes(id, props)}
         // Preact's input types are a union per `type`; the three here share every attribute used.
         type={(props.type ?? 'text') as 'text'}
         value={props.value}
         maxLength={props.maxLength}
-        required={props.required}
-        disabled={props.disabled}
         autoComplete={props.autoComplete}
-        aria-invalid={props.errors?.length ? 'true' : undefined}
-        aria-describedby={describedBy(id, props.hint, props.errors)}
         onInput={(event) => props.onValue(event.currentTarget.value)}
       />
     </FieldFrame>
@@ -89,18 +105,13 @@ export function NumberField(
   return (
     <FieldFrame id={id} {...props}>
       <input
-        id={id}
-        name={props.name}
+        {...controlAttributes(id, props)}
         type="number"
         inputMode="decimal"
         value={props.value}
         min={props.min}
         max={props.max}
         step={props.step}
-        required={props.required}
-        disabled={props.disabled}
-        aria-invalid={props.errors?.length ? 'true' : undefined}
-        aria-describedby={describedBy(id, props.hint, props.errors)}
         onInput={(event) => props.onValue(event.currentTarget.value)}
       />
     </FieldFrame>
@@ -114,17 +125,12 @@ export function TextArea(
   return (
     <FieldFrame id={id} {...props}>
       <textarea
-        id={id}
-        name={props.name}
+        {...controlAttributes(id, props)}
         rows={props.rows ?? 3}
         value={props.value}
         maxLength={props.maxLength}
-        required={props.required}
-        disabled={props.disabled}
         spellcheck={props.code ? false : undefined}
         class={props.code ? 'code' : undefined}
-        aria-invalid={props.errors?.length ? 'true' : undefined}
-        aria-describedby={describedBy(id, props.hint, props.errors)}
         onInput={(event) => props.onValue(event.currentTarget.value)}
       />
     </FieldFrame>
@@ -140,16 +146,7 @@ export function SelectField(props: Common & { value: string; onValue: (value: st
   const id = useId();
   return (
     <FieldFrame id={id} {...props}>
-      <select
-        id={id}
-        name={props.name}
-        value={props.value}
-        required={props.required}
-        disabled={props.disabled}
-        aria-invalid={props.errors?.length ? 'true' : undefined}
-        aria-describedby={describedBy(id, props.hint, props.errors)}
-        onChange={(event) => props.onValue(event.currentTarget.value)}
-      >
+      <select {...controlAttributes(id, props)} value={props.value} onChange={(event) => props.onValue(event.currentTarget.value)}>
         {props.options.map((option) => (
           <option key={option.value} value={option.value}>
             {option.label}
@@ -184,18 +181,7 @@ export function CheckboxGroup(
           {option.label}
         </label>
       ))}
-      {props.hint ? (
-        <p class="hint" id={`${id}-hint`}>
-          {props.hint}
-        </p>
-      ) : null}
-      {props.errors?.length ? (
-        <ul class="field-errors" id={`${id}-errors`} data-field-error>
-          {props.errors.map((message) => (
-            <li key={message}>{message}</li>
-          ))}
-        </ul>
-      ) : null}
+      <FieldNotes id={id} hint={props.hint} errors={props.errors} />
     </fieldset>
   );
 }

@@ -3,7 +3,8 @@ import { type Problem, ProblemError } from '../api/client';
 
 /**
  * A form's values, the API's answer to its last submit, and the messages for one field: the
- * `errors` entries under its name or below it (`rules.a.b` belongs to `rules`).
+ * `errors` entries under its name or below it (`rules.a.b` belongs to `rules`). `bind(name)` gives
+ * a text, number or select field everything it shows: its name, value, setter and messages.
  */
 export function useForm<T extends Record<string, unknown>>(initial: T) {
   const [values, setValues] = useState<T>(initial);
@@ -39,7 +40,14 @@ export function useForm<T extends Record<string, unknown>>(initial: T) {
     }
   };
 
-  return { values, setValues, set, problem, setProblem, errorsFor, busy, submit };
+  const bind = <K extends keyof T & string>(name: K) => ({
+    name,
+    value: values[name] as string,
+    onValue: (value: string) => set(name)(value as T[K]),
+    errors: errorsFor(name),
+  });
+
+  return { values, setValues, set, bind, problem, setProblem, errorsFor, busy, submit };
 }
 
 /** A JSON object typed into a textarea, or a field error the API would give for it. */
@@ -64,6 +72,11 @@ export function parseJsonObject(text: string, field: string): Record<string, unk
       errors: { [field]: ['Must be a JSON object.'] },
     });
   return value as Record<string, unknown>;
+}
+
+/** A number as a field's text ('' for none): the inverse of idOrNull. */
+export function textOf(value: number | null | undefined): string {
+  return value === null || value === undefined ? '' : String(value);
 }
 
 /** An id typed or chosen in a select ('' is none). */

@@ -3,6 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { api, type Problem, ProblemError } from '../api/client';
 import { useSession } from '../session';
+import { DeleteDialog } from './delete-dialog';
 import { ConfirmDialog, EmptyState, formatDate, Loading, Notice, PageHeader, ProblemNotice, StatusBadge } from './feedback';
 
 export interface Transition {
@@ -110,20 +111,6 @@ export function ResourceEditor<T extends Row>(props: {
     }
   }
 
-  async function remove() {
-    setBusy(true);
-    setDialogProblem(null);
-    try {
-      await api('DELETE', `${props.apiPath}${props.id}/`);
-      location.route(`${props.appPath}?deleted=1`);
-    } catch (error) {
-      if (error instanceof ProblemError) setDialogProblem(error.problem);
-      else throw error;
-    } finally {
-      setBusy(false);
-    }
-  }
-
   return (
     <>
       <PageHeader title={props.titleOf(row)}>{status ? <StatusBadge status={status.value} label={status.label} /> : null}</PageHeader>
@@ -168,14 +155,7 @@ export function ResourceEditor<T extends Row>(props: {
         <section class="danger-zone" aria-label="Delete">
           <h2>Delete</h2>
           <p>{props.deleteNote ?? `Deleting removes this ${props.noun} for good.`}</p>
-          <button
-            type="button"
-            class="button button-danger"
-            onClick={() => {
-              setDialogProblem(null);
-              setDeleting(true);
-            }}
-          >
+          <button type="button" class="button button-danger" onClick={() => setDeleting(true)}>
             Delete {props.noun}
           </button>
         </section>
@@ -192,18 +172,13 @@ export function ResourceEditor<T extends Row>(props: {
       >
         <p>{pending?.confirm}</p>
       </ConfirmDialog>
-      <ConfirmDialog
-        open={deleting}
+      <DeleteDialog
+        path={deleting ? `${props.apiPath}${props.id}/` : null}
         title={`Delete “${props.titleOf(row)}”?`}
-        confirmLabel="Delete"
-        danger
-        busy={busy}
-        problem={dialogProblem}
-        onConfirm={() => void remove()}
-        onCancel={() => setDeleting(false)}
+        onClose={(deleted) => (deleted ? location.route(`${props.appPath}?deleted=1`) : setDeleting(false))}
       >
         <p>{props.deleteNote ?? `This cannot be undone.`}</p>
-      </ConfirmDialog>
+      </DeleteDialog>
     </>
   );
 }

@@ -7,6 +7,7 @@ import { TextField } from '../components/fields';
 import { FormProblem } from '../components/form-problem';
 import { useForm } from '../components/form';
 import { enumOptions } from '../components/lookups';
+import { DeleteDialog } from '../components/delete-dialog';
 import { ResourceList } from '../components/resource-list';
 import { useSession } from '../session';
 
@@ -171,7 +172,8 @@ export function ConnectionsPage() {
         }}
       />
       <DeleteDialog
-        connection={removing}
+        path={removing ? `${API}${removing.id}/` : null}
+        title={`Delete “${removing?.account_name ?? ''}”?`}
         onClose={(deleted) => {
           setRemoving(null);
           if (deleted) {
@@ -179,7 +181,9 @@ export function ConnectionsPage() {
             setVersion((value) => value + 1);
           }
         }}
-      />
+      >
+        <p>The grant is revoked at the provider. Signals that deliver to this account lose it, and active ones are paused.</p>
+      </DeleteDialog>
     </>
   );
 }
@@ -206,52 +210,8 @@ function RenameDialog(props: { connection: Connection | null; onClose: (saved: b
       onConfirm={() => void save()}
       onCancel={() => props.onClose(false)}
     >
-      <FormProblem problem={form.problem} fields={['account_name']} />
-      <TextField
-        label="Account name"
-        name="account_name"
-        required
-        maxLength={255}
-        value={form.values.account_name}
-        onValue={form.set('account_name')}
-        errors={form.errorsFor('account_name')}
-      />
-    </ConfirmDialog>
-  );
-}
-
-function DeleteDialog(props: { connection: Connection | null; onClose: (deleted: boolean) => void }) {
-  const [busy, setBusy] = useState(false);
-  const [problem, setProblem] = useState<Problem | null>(null);
-  const remove = async () => {
-    if (!props.connection) return;
-    setBusy(true);
-    setProblem(null);
-    try {
-      await api('DELETE', `${API}${props.connection.id}/`);
-      props.onClose(true);
-    } catch (error) {
-      if (error instanceof ProblemError) setProblem(error.problem);
-      else throw error;
-    } finally {
-      setBusy(false);
-    }
-  };
-  return (
-    <ConfirmDialog
-      open={props.connection !== null}
-      title={`Delete “${props.connection?.account_name ?? ''}”?`}
-      confirmLabel="Delete"
-      danger
-      busy={busy}
-      problem={problem}
-      onConfirm={() => void remove()}
-      onCancel={() => {
-        setProblem(null);
-        props.onClose(false);
-      }}
-    >
-      <p>The grant is revoked at the provider. Signals that deliver to this account lose it, and active ones are paused.</p>
+      <FormProblem form={form} />
+      <TextField label="Account name" {...form.bind('account_name')} required maxLength={255} />
     </ConfirmDialog>
   );
 }

@@ -1,12 +1,11 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api, type Problem, ProblemError } from '../api/client';
-import type { McpToken } from '../api/types';
-import { ConfirmDialog, EmptyState, formatDate, Loading, Notice, PageHeader, ProblemNotice } from '../components/feedback';
+import type { McpToken, Page } from '../api/types';
+import { DeleteDialog } from '../components/delete-dialog';
+import { EmptyState, formatDate, Loading, Notice, PageHeader, ProblemNotice } from '../components/feedback';
 import { NumberField, TextField } from '../components/fields';
 import { FormProblem } from '../components/form-problem';
 import { useForm } from '../components/form';
-import type { Page } from '../api/types';
-import { useEffect } from 'preact/hooks';
 
 const API = '/api/v1/mcp-tokens/';
 
@@ -90,8 +89,10 @@ export function McpTokensPage() {
           </div>
         ) : null}
       </section>
-      <RevokeDialog
-        token={revoking}
+      <DeleteDialog
+        path={revoking ? `${API}${revoking.id}/` : null}
+        title={`Revoke “${revoking?.name ?? ''}”?`}
+        confirmLabel="Revoke"
         onClose={(done) => {
           if (done && revoking) {
             setRevoked(`Token “${revoking.name}” revoked: agents using it are signed out.`);
@@ -100,7 +101,9 @@ export function McpTokensPage() {
           }
           setRevoking(null);
         }}
-      />
+      >
+        <p>Agents using this token stop working at once. This cannot be undone.</p>
+      </DeleteDialog>
     </>
   );
 }
@@ -126,29 +129,10 @@ function CreateTokenForm(props: { onCreated: (token: McpToken) => void }) {
         void create();
       }}
     >
-      <FormProblem problem={form.problem} fields={['name', 'expires_in_days']} />
+      <FormProblem form={form} />
       <div class="field-row">
-        <TextField
-          label="Token name"
-          name="name"
-          required
-          maxLength={255}
-          hint="Which agent or machine uses it."
-          value={form.values.name}
-          onValue={form.set('name')}
-          errors={form.errorsFor('name')}
-        />
-        <NumberField
-          label="Expires in (days)"
-          name="expires_in_days"
-          min={1}
-          max={365}
-          step={1}
-          hint="1 to 365; default 90."
-          value={form.values.expires_in_days}
-          onValue={form.set('expires_in_days')}
-          errors={form.errorsFor('expires_in_days')}
-        />
+        <TextField label="Token name" {...form.bind('name')} required maxLength={255} hint="Which agent or machine uses it." />
+        <NumberField label="Expires in (days)" {...form.bind('expires_in_days')} min={1} max={365} step={1} hint="1 to 365; default 90." />
       </div>
       <div class="actions">
         <button type="submit" class="button button-primary" disabled={form.busy}>
@@ -200,41 +184,5 @@ function NewToken(props: { token: McpToken; onDismiss: () => void }) {
         </p>
       ) : null}
     </section>
-  );
-}
-
-function RevokeDialog(props: { token: McpToken | null; onClose: (revoked: boolean) => void }) {
-  const [busy, setBusy] = useState(false);
-  const [problem, setProblem] = useState<Problem | null>(null);
-  const revoke = async () => {
-    if (!props.token) return;
-    setBusy(true);
-    setProblem(null);
-    try {
-      await api('DELETE', `${API}${props.token.id}/`);
-      props.onClose(true);
-    } catch (error) {
-      if (error instanceof ProblemError) setProblem(error.problem);
-      else throw error;
-    } finally {
-      setBusy(false);
-    }
-  };
-  return (
-    <ConfirmDialog
-      open={props.token !== null}
-      title={`Revoke “${props.token?.name ?? ''}”?`}
-      confirmLabel="Revoke"
-      danger
-      busy={busy}
-      problem={problem}
-      onConfirm={() => void revoke()}
-      onCancel={() => {
-        setProblem(null);
-        props.onClose(false);
-      }}
-    >
-      <p>Agents using this token stop working at once. This cannot be undone.</p>
-    </ConfirmDialog>
   );
 }

@@ -1,14 +1,13 @@
 import { useRoute } from 'preact-iso';
 import { api } from '../api/client';
 import type { ModelInstance } from '../api/types';
-import { EmptyState, Notice, PageHeader, StatusBadge, formatDate } from '../components/feedback';
+import { StatusBadge } from '../components/feedback';
 import { SelectField, TextArea, TextField } from '../components/fields';
-import { FormProblem } from '../components/form-problem';
+import { ResourceForm } from '../components/form-problem';
 import { parseJsonObject, useForm } from '../components/form';
 import { enumOptions } from '../components/lookups';
 import { ResourceEditor, type Transition } from '../components/resource-editor';
-import { orderingsOf, ResourceList } from '../components/resource-list';
-import { useSession } from '../session';
+import { ResourceIndex } from '../components/resource-index';
 
 const API = '/api/v1/ai-model-instances/';
 const APP = '/app/models';
@@ -16,52 +15,25 @@ const MODEL_TYPES = ['propensity', 'lifetime_value', 'churn', 'lookalike'] as co
 const STATUSES = ['pending', 'training', 'ready', 'failed', 'archived'] as const;
 
 export function ModelsPage() {
-  const { canWrite } = useSession();
-  const { query } = useRoute();
   return (
-    <>
-      <PageHeader title="AI models" description="Predictive models of your workspace: propensity, lifetime value, churn and lookalike.">
-        {canWrite ? (
-          <a class="button button-primary" href={`${APP}/new`}>
-            New model
-          </a>
-        ) : null}
-      </PageHeader>
-      {query.deleted ? <Notice kind="success">The model was deleted.</Notice> : null}
-      <ResourceList<ModelInstance>
-        apiPath={API}
-        appPath={APP}
-        caption="AI models"
-        filters={[
-          { name: 'status', label: 'Status', options: enumOptions(STATUSES) },
-          { name: 'model_type', label: 'Type', options: enumOptions(MODEL_TYPES) },
-        ]}
-        orderings={orderingsOf([
-          { value: 'name', label: 'Name' },
-          { value: 'created_at', label: 'Created' },
-          { value: 'updated_at', label: 'Updated' },
-          { value: 'status', label: 'Status' },
-        ])}
-        columns={[
-          { label: 'Name', cell: (row) => <a href={`${APP}/${row.id}`}>{row.name}</a> },
-          { label: 'Type', cell: (row) => row.model_type.replace(/_/g, ' ') },
-          { label: 'Base model', cell: (row) => <code>{row.base_model}</code> },
-          { label: 'Status', cell: (row) => <StatusBadge status={row.status} /> },
-          { label: 'Version', numeric: true, cell: (row) => row.version },
-          { label: 'Updated', cell: (row) => formatDate(row.updated_at) },
-        ]}
-        empty={
-          <EmptyState title="No models yet">
-            <p>A model instance scores people for audiences and signals.</p>
-            {canWrite ? (
-              <a class="button button-primary" href={`${APP}/new`}>
-                Create your first model
-              </a>
-            ) : null}
-          </EmptyState>
-        }
-      />
-    </>
+    <ResourceIndex<ModelInstance>
+      title="AI models"
+      description="Predictive models of your workspace: propensity, lifetime value, churn and lookalike."
+      noun="model"
+      apiPath={API}
+      appPath={APP}
+      filters={[
+        { name: 'status', label: 'Status', options: enumOptions(STATUSES) },
+        { name: 'model_type', label: 'Type', options: enumOptions(MODEL_TYPES) },
+      ]}
+      columns={[
+        { label: 'Type', cell: (row) => row.model_type.replace(/_/g, ' ') },
+        { label: 'Base model', cell: (row) => <code>{row.base_model}</code> },
+        { label: 'Status', cell: (row) => <StatusBadge status={row.status} /> },
+        { label: 'Version', numeric: true, cell: (row) => row.version },
+      ]}
+      emptyText="A model instance scores people for audiences and signals."
+    />
   );
 }
 
@@ -118,7 +90,7 @@ function ModelForm(props: { row: ModelInstance | null; readOnly: boolean; onSave
     base_model: row?.base_model ?? '',
     parameters: JSON.stringify(row?.parameters ?? {}, null, 2),
   });
-  const { values, set } = form;
+  const { values } = form;
 
   const save = () =>
     form.submit(async () => {
@@ -132,70 +104,20 @@ function ModelForm(props: { row: ModelInstance | null; readOnly: boolean; onSave
     });
 
   return (
-    <form
-      class="form"
-      noValidate
-      aria-label={row ? 'Edit model' : 'New model'}
-      onSubmit={(event) => {
-        event.preventDefault();
-        void save();
-      }}
+    <ResourceForm
+      label={row ? 'Edit model' : 'New model'}
+      form={form}
+      readOnly={props.readOnly}
+      submitLabel={row ? 'Save changes' : 'Create model'}
+      cancelHref={APP}
+      onSubmit={() => void save()}
     >
-      <FormProblem problem={form.problem} fields={['name', 'model_type', 'base_model', 'parameters']} />
-      <TextField
-        label="Name"
-        name="name"
-        required
-        maxLength={255}
-        value={values.name}
-        onValue={set('name')}
-        errors={form.errorsFor('name')}
-        disabled={props.readOnly}
-      />
+      <TextField label="Name" {...form.bind('name')} required maxLength={255} />
       <div class="field-row">
-        <SelectField
-          label="Type"
-          name="model_type"
-          required
-          value={values.model_type}
-          onValue={(value) => set('model_type')(value as ModelInstance['model_type'])}
-          options={enumOptions(MODEL_TYPES)}
-          errors={form.errorsFor('model_type')}
-          disabled={props.readOnly}
-        />
-        <TextField
-          label="Base model"
-          name="base_model"
-          required
-          maxLength={100}
-          hint="For example gbm-v3."
-          value={values.base_model}
-          onValue={set('base_model')}
-          errors={form.errorsFor('base_model')}
-          disabled={props.readOnly}
-        />
+        <SelectField label="Type" {...form.bind('model_type')} required options={enumOptions(MODEL_TYPES)} />
+        <TextField label="Base model" {...form.bind('base_model')} required maxLength={100} hint="For example gbm-v3." />
       </div>
-      <TextArea
-        label="Parameters (JSON)"
-        name="parameters"
-        code
-        rows={6}
-        hint="A JSON object."
-        value={values.parameters}
-        onValue={set('parameters')}
-        errors={form.errorsFor('parameters')}
-        disabled={props.readOnly}
-      />
-      {props.readOnly ? null : (
-        <div class="actions">
-          <button type="submit" class="button button-primary" disabled={form.busy}>
-            {form.busy ? 'Saving…' : row ? 'Save changes' : 'Create model'}
-          </button>
-          <a class="button" href={APP}>
-            Cancel
-          </a>
-        </div>
-      )}
-    </form>
+      <TextArea label="Parameters (JSON)" {...form.bind('parameters')} code rows={6} hint="A JSON object." />
+    </ResourceForm>
   );
 }

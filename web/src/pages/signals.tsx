@@ -1,14 +1,13 @@
 import { useRoute } from 'preact-iso';
 import { api } from '../api/client';
 import type { Signal } from '../api/types';
-import { EmptyState, Notice, PageHeader, StatusBadge, formatDate } from '../components/feedback';
+import { StatusBadge } from '../components/feedback';
 import { SelectField, TextArea, TextField } from '../components/fields';
-import { FormProblem } from '../components/form-problem';
-import { idOrNull, parseJsonObject, useForm } from '../components/form';
+import { ResourceForm } from '../components/form-problem';
+import { idOrNull, parseJsonObject, textOf, useForm } from '../components/form';
 import { enumOptions, useChoices, withNone } from '../components/lookups';
 import { ResourceEditor, type Transition } from '../components/resource-editor';
-import { orderingsOf, ResourceList } from '../components/resource-list';
-import { useSession } from '../session';
+import { ResourceIndex } from '../components/resource-index';
 
 const API = '/api/v1/signals/';
 const APP = '/app/signals';
@@ -18,54 +17,27 @@ export const SIGNAL_STATUSES = ['draft', 'active', 'paused', 'failed', 'archived
 const statusName = (code: number) => SIGNAL_STATUSES[code] ?? String(code);
 
 export function SignalsPage() {
-  const { canWrite } = useSession();
-  const { query } = useRoute();
   return (
-    <>
-      <PageHeader title="Signals" description="Streams of conversions, values or model scores sent to an ad platform to steer bidding.">
-        {canWrite ? (
-          <a class="button button-primary" href={`${APP}/new`}>
-            New signal
-          </a>
-        ) : null}
-      </PageHeader>
-      {query.deleted ? <Notice kind="success">The signal was deleted.</Notice> : null}
-      <ResourceList<Signal>
-        apiPath={API}
-        appPath={APP}
-        caption="Signals"
-        filters={[
-          {
-            name: 'status',
-            label: 'Status',
-            options: SIGNAL_STATUSES.map((name, code) => ({ value: String(code), label: enumOptions([name])[0].label })),
-          },
-          { name: 'signal_type', label: 'Type', options: enumOptions(SIGNAL_TYPES) },
-        ]}
-        orderings={orderingsOf([
-          { value: 'name', label: 'Name' },
-          { value: 'created_at', label: 'Created' },
-          { value: 'updated_at', label: 'Updated' },
-          { value: 'status', label: 'Status' },
-        ])}
-        columns={[
-          { label: 'Name', cell: (row) => <a href={`${APP}/${row.id}`}>{row.name}</a> },
-          { label: 'Type', cell: (row) => row.signal_type },
-          { label: 'Status', cell: (row) => <StatusBadge status={statusName(row.status)} /> },
-          { label: 'Updated', cell: (row) => formatDate(row.updated_at) },
-        ]}
-        empty={
-          <EmptyState title="No signals yet">
-            <p>A signal feeds conversions or model scores to a connected ad account.</p>
-            {canWrite ? (
-              <a class="button button-primary" href={`${APP}/new`}>
-                Create your first signal
-              </a>
-            ) : null}
-          </EmptyState>
-        }
-      />
-    </>
+    <ResourceIndex<Signal>
+      title="Signals"
+      description="Streams of conversions, values or model scores sent to an ad platform to steer bidding."
+      noun="signal"
+      apiPath={API}
+      appPath={APP}
+      filters={[
+        {
+          name: 'status',
+          label: 'Status',
+          options: SIGNAL_STATUSES.map((name, code) => ({ value: String(code), label: enumOptions([name])[0].label })),
+        },
+        { name: 'signal_type', label: 'Type', options: enumOptions(SIGNAL_TYPES) },
+      ]}
+      columns={[
+        { label: 'Type', cell: (row) => row.signal_type },
+        { label: 'Status', cell: (row) => <StatusBadge status={statusName(row.status)} /> },
+      ]}
+      emptyText="A signal feeds conversions or model scores to a connected ad account."
+    />
   );
 }
 
@@ -110,18 +82,16 @@ function SignalForm(props: { row: Signal | null; readOnly: boolean; onSaved: (ro
   const models = useChoices('/api/v1/ai-model-instances/');
   const audiences = useChoices('/api/v1/audiences/');
   const connections = useChoices('/api/v1/connections/');
-  const text = (id: number | null | undefined) => (id === null || id === undefined ? '' : String(id));
   const form = useForm({
     name: row?.name ?? '',
     description: row?.description ?? '',
     signal_type: row?.signal_type ?? 'conversion',
-    model_instance: text(row?.model_instance),
-    audience: text(row?.audience),
-    connection: text(row?.connection),
+    model_instance: textOf(row?.model_instance),
+    audience: textOf(row?.audience),
+    connection: textOf(row?.connection),
     config: JSON.stringify(row?.config ?? {}, null, 2),
   });
-  const { values, set } = form;
-  const fields = ['name', 'description', 'signal_type', 'model_instance', 'audience', 'connection', 'config'];
+  const { values } = form;
 
   const save = () =>
     form.submit(async () => {
@@ -138,96 +108,28 @@ function SignalForm(props: { row: Signal | null; readOnly: boolean; onSaved: (ro
     });
 
   return (
-    <form
-      class="form"
-      noValidate
-      aria-label={row ? 'Edit signal' : 'New signal'}
-      onSubmit={(event) => {
-        event.preventDefault();
-        void save();
-      }}
+    <ResourceForm
+      label={row ? 'Edit signal' : 'New signal'}
+      form={form}
+      readOnly={props.readOnly}
+      submitLabel={row ? 'Save changes' : 'Create signal'}
+      cancelHref={APP}
+      onSubmit={() => void save()}
     >
-      <FormProblem problem={form.problem} fields={fields} />
-      <TextField
-        label="Name"
-        name="name"
-        required
-        maxLength={255}
-        value={values.name}
-        onValue={set('name')}
-        errors={form.errorsFor('name')}
-        disabled={props.readOnly}
-      />
-      <TextArea
-        label="Description"
-        name="description"
-        maxLength={2000}
-        value={values.description}
-        onValue={set('description')}
-        errors={form.errorsFor('description')}
-        disabled={props.readOnly}
-      />
-      <SelectField
-        label="Type"
-        name="signal_type"
-        required
-        value={values.signal_type}
-        onValue={(value) => set('signal_type')(value as Signal['signal_type'])}
-        options={enumOptions(SIGNAL_TYPES)}
-        errors={form.errorsFor('signal_type')}
-        disabled={props.readOnly}
-      />
+      <TextField label="Name" {...form.bind('name')} required maxLength={255} />
+      <TextArea label="Description" {...form.bind('description')} maxLength={2000} />
+      <SelectField label="Type" {...form.bind('signal_type')} required options={enumOptions(SIGNAL_TYPES)} />
       <div class="field-row">
-        <SelectField
-          label="Model"
-          name="model_instance"
-          value={values.model_instance}
-          onValue={set('model_instance')}
-          options={withNone(models)}
-          errors={form.errorsFor('model_instance')}
-          disabled={props.readOnly}
-        />
-        <SelectField
-          label="Audience"
-          name="audience"
-          value={values.audience}
-          onValue={set('audience')}
-          options={withNone(audiences)}
-          errors={form.errorsFor('audience')}
-          disabled={props.readOnly}
-        />
+        <SelectField label="Model" {...form.bind('model_instance')} options={withNone(models)} />
+        <SelectField label="Audience" {...form.bind('audience')} options={withNone(audiences)} />
         <SelectField
           label="Connection"
-          name="connection"
+          {...form.bind('connection')}
           hint="Activating needs an active connection."
-          value={values.connection}
-          onValue={set('connection')}
           options={withNone(connections)}
-          errors={form.errorsFor('connection')}
-          disabled={props.readOnly}
         />
       </div>
-      <TextArea
-        label="Configuration (JSON)"
-        name="config"
-        code
-        rows={6}
-        hint="A JSON object, at most 64 KiB."
-        value={values.config}
-        onValue={set('config')}
-        errors={form.errorsFor('config')}
-        disabled={props.readOnly}
-      />
-      {props.readOnly ? null : (
-        <div class="actions">
-          <button type="submit" class="button button-primary" disabled={form.busy}>
-            {form.busy ? 'Saving…' : row ? 'Save changes' : 'Create signal'}
-          </button>
-          <a class="button" href={APP}>
-            Cancel
-          </a>
-        </div>
-      )}
-    </form>
+      <TextArea label="Configuration (JSON)" {...form.bind('config')} code rows={6} hint="A JSON object, at most 64 KiB." />
+    </ResourceForm>
   );
 }
