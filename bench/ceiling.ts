@@ -18,9 +18,10 @@ import { POOL_SIZE } from './settings.js';
  *   jsonwebtoken 9 first tries createPublicKey() on it and catches the failure, ~0.45 ms of CPU
  *   per verification that buys nothing (docs/benchmarks.md);
  * - a per-identity fixed-window request counter and the same response headers;
- * - the same SQL, statement for statement, as captured from the service (TypeORM's text, so the
- *   database does exactly the same work): count (from tenant_counts, as the service for lists
- *   filtered by status only) + page (+ connection ids for audiences);
+ * - the same SQL as the service, captured from it, so the database does the same work: count
+ *   (from tenant_counts, as the service for lists filtered by status only) + page (+ connection
+ *   ids for audiences; the service reads count and page in one statement), lists and reads by id
+ *   as named prepared statements like the service's;
  *   PATCH and POST in a transaction with the same reference checks and the same extra reads;
  * - the same JSON envelope and fields.
  * What it leaves out is what a framework adds: routing tables, DI, guards, pipes, validation
@@ -75,6 +76,18 @@ const SQL = {
   audienceExists: `SELECT "audience"."id" AS "id" FROM "audiences" "audience" WHERE "audience"."customer_id" = $1 AND "audience"."id" IN ($2)`,
   connectionById: `SELECT ${CONNECTION_COLUMNS} FROM "connections" "connection" WHERE "connection"."customer_id" = $1 AND "connection"."id" = $2`,
 };
+
+const statementNames = new Map<string, string>();
+
+/**
+ * The statements the service sends as named prepared statements (lists and reads by id,
+ * src/database/prepared-statements.ts) go named here too, so PostgreSQL does the same work for both.
+ */
+function named(text: string): pg.QueryConfig {
+  let name = statementNames.get(text);
+  if (name === undefined) statementNames.set(text, (name = `c${statementNames.size + 1}`));
+  return { name, text };
+}
 
 /** TypeORM inlines LIMIT/OFFSET as literals; so does the ceiling (they are validated integers). */
 function paged(sql: string, limit: number, offset: number): string {
@@ -247,12 +260,15 @@ class Ceiling {
   private async listAudiences(identity: Identity, url: URL) {
     const { page, pageSize } = pageOf(url);
     const count = Number(
-      (await this.pool.query<{ count: string | null }>(SQL.tenantCount, [identity.customerId, 'audiences'])).rows[0]!.count ?? 0,
+      (await this.pool.query<{ count: string | null }>(named(SQL.tenantCount), [identity.customerId, 'audiences'])).rows[0]!.count ?? 0,
     );
     const offset = (page - 1) * pageSize;
     let rows: Record<string, unknown>[] = [];
     if (count > 0 && offset < count)
-      rows = (await this.pool.query(paged(SQL.audiencePage, pageSize, offset), [identity.customerId])).rows as Record<string, unknown>[];
+      rows = (await this.pool.query(named(paged(SQL.audiencePage, pageSize, offset)), [identity.customerId])).rows as Record<
+        string,
+        unknown
+      >[];
     return envelope(
       url,
       page,
@@ -274,8 +290,8 @@ class Ceiling {
     }
     const count = Number(
       (status === undefined
-        ? await this.pool.query<{ count: string | null }>(SQL.tenantCount, [identity.customerId, 'signals'])
-        : await this.pool.query<{ count: string | null }>(SQL.tenantCountByStatus, [identity.customerId, 'signals', String(status)])
+        ? await this.pool.query<{ count: string | null }>(named(SQL.tenantCount), [identity.customerId, 'signals'])
+        : await this.pool.query<{ count: string | null }>(named(SQL.tenantCountByStatus), [identity.customerId, 'signals', String(status)])
       ).rows[0]!.count ?? 0,
     );
     const parameters = status === undefined ? [identity.customerId] : [identity.customerId, status];
@@ -283,7 +299,7 @@ class Ceiling {
     let rows: Record<string, unknown>[] = [];
     if (count > 0 && offset < count) {
       const sql = paged(status === undefined ? SQL.signalPage : SQL.signalPageByStatus, pageSize, offset);
-      rows = (await this.pool.query(sql, parameters)).rows as Record<string, unknown>[];
+      rows = (await this.pool.query(named(sql), parameters)).rows as Record<string, unknown>[];
     }
     return envelope(
       url,
@@ -295,7 +311,7 @@ class Ceiling {
   }
 
   private async getSignal(identity: Identity, id: number) {
-    const row = (await this.pool.query(SQL.signalById, [identity.customerId, id])).rows[0] as Record<string, unknown> | undefined;
+    const row = (await this.pool.query(named(SQL.signalById), [identity.customerId, id])).rows[0] as Record<string, unknown> | undefined;
     if (!row) throw new HttpError(404, 'not_found', 'Not found.');
     return signalDto(row, 'signal_');
   }
@@ -308,7 +324,8 @@ class Ceiling {
         description: ['Must be a string of at most 2000 characters.'],
       });
     return this.transaction(async (client) => {
-      const row = (await client.query(SQL.signalForUpdate, [identity.customerId, id])).rows[0] as Record<string, unknown> | undefined;
+      const row = (await client.query(named(SQL.signalForUpdate), [identity.customerId, id])).rows[0] as
+        Record<string, unknown> | undefined;
       if (!row) throw new HttpError(404, 'not_found', 'Not found.');
       if (row.signal_description === description) return signalDto(row, 'signal_');
       if (row.signal_status === 4)

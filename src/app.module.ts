@@ -87,7 +87,10 @@ export class AppModule {
       imports: [
         TypeOrmModule.forRootAsync({
           useFactory: () =>
-            ({ ...dataSourceOptions({ url, poolSize: config.databasePoolSize }), ...dataSourceOverrides }) as DataSourceOptions,
+            ({
+              ...dataSourceOptions({ url, poolSize: config.databasePoolSize, preparedStatements: config.databasePreparedStatements }),
+              ...dataSourceOverrides,
+            }) as DataSourceOptions,
         }),
         IdempotencyModule,
         CustomersModule,

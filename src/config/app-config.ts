@@ -11,6 +11,8 @@ export interface AppConfig {
   /** Unset means: run on the embedded PostgreSQL under `dataDir` (in production only with EMBEDDED_DATABASE=true). */
   readonly databaseUrl: string | undefined;
   readonly databasePoolSize: number;
+  /** Named prepared statements for the hot statements (src/database/prepared-statements.ts). */
+  readonly databasePreparedStatements: boolean;
   readonly redisUrl: string | undefined;
   /** Prefix of every key this service writes to Redis, so one Redis can serve several deployments. */
   readonly redisKeyPrefix: string;
@@ -196,6 +198,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     port: readInt(env, 'PORT', 3000, 0, 65535, problems),
     databaseUrl,
     databasePoolSize: readInt(env, 'DATABASE_POOL_SIZE', 10, 1, 200, problems),
+    databasePreparedStatements: readBoolean(env, 'DATABASE_PREPARED_STATEMENTS', true, problems),
     redisUrl,
     redisKeyPrefix: env.REDIS_KEY_PREFIX?.trim() || 'audience-platform:',
     dataDir,

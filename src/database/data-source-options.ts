@@ -2,16 +2,24 @@ import { NumericGeneratedIds } from './numeric-generated-ids.js';
 import type { DataSourceOptions } from 'typeorm';
 import { ENTITIES } from './entities.js';
 import { MIGRATIONS } from './migrations/index.js';
+import { PreparingClient } from './prepared-statements.js';
 
 export interface DatabaseOptions {
   url: string;
   poolSize?: number;
   /** Name the connections in pg_stat_activity. */
   applicationName?: string;
+  /** Send the statements marked by `prepared()` as named prepared statements (DATABASE_PREPARED_STATEMENTS). */
+  preparedStatements?: boolean;
 }
 
 /** The one place that says how we talk to PostgreSQL; the server, the CLI, ormconfig.ts and the tests all use it. */
-export function dataSourceOptions({ url, poolSize = 10, applicationName = 'audience-platform' }: DatabaseOptions): DataSourceOptions {
+export function dataSourceOptions({
+  url,
+  poolSize = 10,
+  applicationName = 'audience-platform',
+  preparedStatements = true,
+}: DatabaseOptions): DataSourceOptions {
   return {
     type: 'postgres',
     url,
@@ -30,6 +38,7 @@ export function dataSourceOptions({ url, poolSize = 10, applicationName = 'audie
       // Fail fast when the database is unreachable, so /readyz answers 503 instead of hanging.
       connectionTimeoutMillis: 3000,
       idleTimeoutMillis: 30_000,
+      ...(preparedStatements ? { Client: PreparingClient } : {}),
     },
   };
 }

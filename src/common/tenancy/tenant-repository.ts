@@ -1,5 +1,6 @@
 import type { EntityManager, EntityTarget, ObjectLiteral, Repository, SelectQueryBuilder } from 'typeorm';
 import { EntityRepository } from '../../database/entity-repository.js';
+import { prepared } from '../../database/prepared-statements.js';
 import { ApiError } from '../errors/api-error.js';
 import { offsetOf, type PageRequest } from '../pagination/pagination.js';
 import type { Tenant } from './tenant.js';
@@ -154,7 +155,9 @@ export abstract class TenantRepository<E extends TenantEntity & ObjectLiteral> e
       ? `SELECT coalesce(sum(count), 0) AS total FROM tenant_counts WHERE customer_id = $1 AND resource = '${metadata.tableName}'${countedStatus ? ` AND status = $${parameterCount + 3}` : ''}`
       : `SELECT count(*) AS total FROM ${table} t WHERE ${where}`;
     const statement = {
-      sql: `SELECT total.total AS "${TOTAL}", page.* FROM (${count}) total LEFT JOIN (${page}) page ON true ORDER BY ${pageOrder}`,
+      sql: prepared(
+        `SELECT total.total AS "${TOTAL}", page.* FROM (${count}) total LEFT JOIN (${page}) page ON true ORDER BY ${pageOrder}`,
+      ),
       countedStatus,
     };
     this.sqlCache.set(key, statement);
@@ -183,7 +186,7 @@ export abstract class TenantRepository<E extends TenantEntity & ObjectLiteral> e
   private get byIdSql(): { read: string; forUpdate: string } {
     if (this.byIdStatements === undefined) {
       const read = `SELECT ${this.selectList().join(', ')} FROM "${this.repository.metadata.tableName}" t WHERE t.customer_id = $1 AND t."id" = $2`;
-      this.byIdStatements = { read, forUpdate: `${read} FOR UPDATE` };
+      this.byIdStatements = { read: prepared(read), forUpdate: prepared(`${read} FOR UPDATE`) };
     }
     return this.byIdStatements;
   }
