@@ -1,21 +1,16 @@
 import 'reflect-metadata';
 import { closeGracefully, createApp } from './app.js';
 import { ConfigError, loadConfig } from './config/app-config.js';
-import { pino } from 'pino';
 import { DataSource } from 'typeorm';
 import { prepareDatabase } from './database/database.js';
 import { seedDemoData } from './demo/demo-data.js';
 import { ensureDemoWorkspace } from './demo/demo-workspace.js';
-import { createLogger } from './logging/logger.js';
+import { createLogger, logDestinationOf } from './logging/logger.js';
 import { announceStart } from './logging/start-banner.js';
 import { createRedis } from './redis/redis.js';
 
-/**
- * Asynchronous log writes: lines written while a write is in flight go out together, instead of
- * one blocking write(2) per request line (measured in docs/benchmarks.md). Flushed synchronously
- * before every exit.
- */
-const logDestination = pino.destination({ dest: 1, sync: false });
+/** Asynchronous, batched log writes (src/logging/logger.ts), flushed synchronously before every exit. */
+const logDestination = logDestinationOf(1);
 
 function exit(code: number): never {
   logDestination.flushSync();

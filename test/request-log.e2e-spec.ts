@@ -1,5 +1,5 @@
-import type { Logger } from 'pino';
-import { LOGGER } from '../src/logging/logger.token.js';
+import { Writable } from 'node:stream';
+import { createLogger } from '../src/logging/logger.js';
 import { apiKeyHeader, bearer, createApiKey, createUser, createWorkspace, json, login } from './support/factories.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 
@@ -10,13 +10,14 @@ describe('the request log line', () => {
   const lines: Line[] = [];
 
   beforeAll(async () => {
-    api = await startTestApp({ TRUSTED_PROXIES: '127.0.0.1' });
-    // The test logger is silent: record what the app hands it instead.
-    const logger = api.app.get<Logger>(LOGGER);
-    logger.info = ((fields: Record<string, unknown>, msg: string) =>
-      lines.push({ ...fields, msg, level: 'info' })) as unknown as Logger['info'];
-    logger.error = ((fields: Record<string, unknown>, msg: string) =>
-      lines.push({ ...fields, msg, level: 'error' })) as unknown as Logger['error'];
+    // The app's real logger (createLogger, as main.ts builds it) writing into this array.
+    const stream = new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        for (const line of chunk.toString().split('\n')) if (line !== '') lines.push(JSON.parse(line) as Line);
+        callback();
+      },
+    });
+    api = await startTestApp({ TRUSTED_PROXIES: '127.0.0.1' }, { logger: createLogger({ logLevel: 'info' }, stream) });
   });
   afterAll(() => api.close());
 

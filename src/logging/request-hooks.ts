@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Logger } from 'pino';
 import type { Identity } from '../auth/identity.js';
 import type { Metrics } from '../metrics/metrics.js';
+import { requestLineLogger } from './logger.js';
 
 /** Accept a caller's X-Request-Id only when it is short and plain, so it is safe in logs and headers. */
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -64,7 +65,8 @@ export class InFlightRequests {
  * response one JSON log line (no headers, no query string, no body: nothing secret can leak)
  * and one histogram observation.
  */
-export function registerRequestHooks(fastify: FastifyInstance, logger: Logger, metrics: Metrics, inFlight: InFlightRequests): void {
+export function registerRequestHooks(fastify: FastifyInstance, serviceLogger: Logger, metrics: Metrics, inFlight: InFlightRequests): void {
+  const logger = requestLineLogger(serviceLogger);
   fastify.addHook('onRequest', (request, reply, done) => {
     inFlight.started(reply);
     // 'close' fires for every request, answered or aborted, exactly once.

@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { closeGracefully, createApp } from '../../src/app.js';
 import { SettableClock } from '../../src/common/time/clock.js';
@@ -37,11 +37,12 @@ export interface TestApp {
  * The real application on a real port with a database of its own, dropped on close; or on the
  * `DATABASE_URL` given in `env` (through a proxy, or shared with another instance), which the
  * caller owns. `dataSourceOverrides` reach the app's DataSource options (a query logger); `port`
- * is for a test that must know the app's address before it starts (a provider's redirect URI).
+ * is for a test that must know the app's address before it starts (a provider's redirect URI);
+ * `logger` replaces the silent one, for a test that reads the log.
  */
 export async function startTestApp(
   env: Record<string, string> = {},
-  options: { dataSourceOverrides?: Partial<DataSourceOptions>; port?: number } = {},
+  options: { dataSourceOverrides?: Partial<DataSourceOptions>; port?: number; logger?: Logger } = {},
 ): Promise<TestApp> {
   const owned: TestDatabase | undefined = env.DATABASE_URL ? undefined : await createTestDatabase();
   const config = loadConfig({ ...TEST_ENV, ...(owned ? { DATABASE_URL: owned.url } : {}), ...env });
@@ -50,7 +51,7 @@ export async function startTestApp(
   const redis = createRedis(config.redisUrl);
   const app = await createApp({
     config,
-    logger: pino({ level: 'silent' }),
+    logger: options.logger ?? pino({ level: 'silent' }),
     clock,
     redis,
     dataSourceOverrides: options.dataSourceOverrides,
