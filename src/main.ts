@@ -9,13 +9,8 @@ import { createLogger, logDestinationOf } from './logging/logger.js';
 import { announceStart } from './logging/start-banner.js';
 import { createRedis } from './redis/redis.js';
 
-/** Asynchronous, batched log writes (src/logging/logger.ts), flushed synchronously before every exit. */
+/** Asynchronous, batched log writes (src/logging/logger.ts); flushed on `exit`, so process.exit() loses no line. */
 const logDestination = logDestinationOf(1);
-
-function exit(code: number): never {
-  logDestination.flushSync();
-  process.exit(code);
-}
 
 /** `npm start`: configure, connect (embedded PostgreSQL by default), migrate, seed the demo once, serve, drain on SIGTERM. */
 async function main(): Promise<void> {
@@ -51,7 +46,7 @@ async function main(): Promise<void> {
     // A backstop beyond the drain deadline, in case closing the pool itself hangs.
     const force = setTimeout(() => {
       logger.error('shutdown timed out; exiting');
-      exit(1);
+      process.exit(1);
     }, config.shutdownTimeoutMs + 5000);
     force.unref();
     try {
@@ -60,10 +55,10 @@ async function main(): Promise<void> {
       redis?.disconnect();
       await database.close();
       logger.info('shutdown complete');
-      exit(0);
+      process.exit(0);
     } catch (error) {
       logger.error({ err: error }, 'shutdown failed');
-      exit(1);
+      process.exit(1);
     }
   };
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
@@ -72,5 +67,5 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   process.stderr.write(`Failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
-  exit(1);
+  process.exit(1);
 });

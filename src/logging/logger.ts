@@ -83,8 +83,8 @@ export function requestLineLogger(logger: Logger): Logger {
 /**
  * Where the service writes its log (stdout): asynchronous and batched. Lines gather until 4 KiB
  * are waiting, then go out in one write(2), instead of one write per request line; a timer writes
- * whatever waits at least every 250 ms, so a quiet service still logs promptly. `flushSync()`
- * before every exit (main.ts), and on `exit`, writes what is left.
+ * whatever waits at least every 250 ms, so a quiet service still logs promptly. On `exit`
+ * (process.exit() included) `flushSync()` writes what is left.
  */
 export function logDestinationOf(fd: number): pino.DestinationStream & { flushSync(): void } {
   const destination = pino.destination({ dest: fd, sync: false, minLength: 4096 });

@@ -4,15 +4,21 @@ import { Metrics } from '../metrics/metrics.js';
 import { createLogger } from './logger.js';
 import { InFlightRequests, registerRequestHooks } from './request-hooks.js';
 
+/** A stream that keeps what the logger writes. */
+function capture(): { stream: Writable; chunks: string[] } {
+  const chunks: string[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      chunks.push(chunk.toString());
+      callback();
+    },
+  });
+  return { stream, chunks };
+}
+
 describe('request hooks', () => {
   it('log a 5xx at error and anything else at info, one line per request, to the service logger’s destination', async () => {
-    const chunks: string[] = [];
-    const stream = new Writable({
-      write(chunk: Buffer, _encoding, callback) {
-        chunks.push(chunk.toString());
-        callback();
-      },
-    });
+    const { stream, chunks } = capture();
     const logger = createLogger({ logLevel: 'info' }, stream);
     const fastify = Fastify();
     registerRequestHooks(fastify, logger, new Metrics(() => undefined), new InFlightRequests());
@@ -56,13 +62,7 @@ describe('request hooks', () => {
   });
 
   it('follow the service logger’s level', async () => {
-    const chunks: string[] = [];
-    const stream = new Writable({
-      write(chunk: Buffer, _encoding, callback) {
-        chunks.push(chunk.toString());
-        callback();
-      },
-    });
+    const { stream, chunks } = capture();
     const fastify = Fastify();
     registerRequestHooks(fastify, createLogger({ logLevel: 'warn' }, stream), new Metrics(() => undefined), new InFlightRequests());
     fastify.get('/ok', async () => ({ ok: true }));
