@@ -18,6 +18,10 @@ export interface ScenarioRecord {
   ceiling: LoadResult | null;
   /** service req/s ÷ ceiling req/s: the figure that counts (absolute numbers drift on a shared machine). */
   ratio: number | null;
+  /** BENCH_FLOOR, signal detail only: the framework floor (bench/floor.ts) under the same load. */
+  floor?: LoadResult;
+  /** floor req/s ÷ ceiling req/s: what the required stack alone leaves of the ceiling. */
+  floorRatio?: number | null;
 }
 
 export interface GrowthRecord {
@@ -43,6 +47,8 @@ export interface Report {
   targets: TargetCheck[];
   explain: Record<string, string>;
   equivalence: { check: string; same: boolean; note?: string }[];
+  /** BENCH_FLOOR: the floor's answers against the ceiling's (the service's without a ceiling). */
+  floorEquivalence?: { check: string; same: boolean; note?: string }[];
 }
 
 /** Issue 6's targets, checked against what was measured. */
@@ -167,6 +173,42 @@ export function renderReport(report: Report): string {
       ]),
     ),
   );
+  const withFloor = report.scenarios.filter((entry) => entry.floor !== undefined);
+  if (withFloor.length > 0) {
+    parts.push(
+      table(
+        [
+          'floor',
+          'auth',
+          'floor req/s',
+          'p50 ms',
+          'p99 ms',
+          'non-2xx',
+          'peak RSS MB',
+          'floor/ceiling',
+          'service/floor',
+          'CPU ms/req svc/floor/ceil',
+          'CPU% floor/pg/gen/other',
+        ],
+        withFloor.map((entry) => {
+          const floor = entry.floor!;
+          return [
+            entry.scenario,
+            entry.auth,
+            floor.requestsPerSecond,
+            floor.latencyP50,
+            floor.latencyP99,
+            floor.non2xx + floor.errors,
+            floor.peakRssMb,
+            ratioCell(entry.floorRatio ?? null),
+            ratioCell(floor.requestsPerSecond > 0 ? entry.service.requestsPerSecond / floor.requestsPerSecond : null),
+            [entry.service, floor, entry.ceiling].map((result) => (result ? result.serverCpuMsPerRequest.toFixed(2) : '-')).join(' / '),
+            cpuCell(floor),
+          ];
+        }),
+      ),
+    );
+  }
   if (report.growth.length > 0) {
     parts.push(
       table(
@@ -217,6 +259,16 @@ export function renderReport(report: Report): string {
       ? `service and ceiling answered ${report.equivalence.length} sample requests with the same JSON`
       : `WARNING: service and ceiling answers differ for ${different.map((check) => check.check).join(', ')}`,
   );
+  if (report.floorEquivalence) {
+    // The equivalence list is empty exactly when no ceiling ran; the floor is then held to the service.
+    const reference = report.equivalence.length > 0 ? 'ceiling' : 'service';
+    const differentOnFloor = report.floorEquivalence.filter((check) => !check.same);
+    parts.push(
+      differentOnFloor.length === 0
+        ? `floor and ${reference} answered ${report.floorEquivalence.length} sample requests with the same JSON`
+        : `WARNING: floor and ${reference} answers differ for ${differentOnFloor.map((check) => check.check).join(', ')}`,
+    );
+  }
   return `${parts.join('\n\n')}\n`;
 }
 

@@ -29,10 +29,13 @@ const PAGE_SIZE = 20;
 const MAIN_DEEP_PAGE_MAX = 500;
 const GROWTH_DEEP_PAGE_MAX = 25_000;
 const JWT_ISSUER = 'audience-signal-platform';
+/** The one scenario the framework floor (bench/floor.ts) serves. */
+const FLOOR_SCENARIO = 'signal detail';
 
 /**
  * `npm run bench`: seed (once), start the built service and the ceiling, drive the same load at
  * both, print one report and write it as JSON under bench/results/. See docs/benchmarks.md.
+ * BENCH_FLOOR=1 adds the framework floor, measured on the signal detail scenario only.
  */
 async function main(): Promise<void> {
   const settings = readSettings();
@@ -114,10 +117,25 @@ async function main(): Promise<void> {
       });
       servers.push(ceiling);
     }
+    let floor: RunningServer | undefined;
+    if (settings.floor) {
+      const floorPort = await freePort();
+      floor = await startServer({
+        name: 'floor',
+        script: join(settings.repoRoot, 'dist/bench/floor.js'),
+        cwd: settings.repoRoot,
+        logDir: join(settings.dataDir, 'logs'),
+        cpu: serverCpu,
+        port: floorPort,
+        env: { ...common, FLOOR_PORT: String(floorPort) },
+      });
+      servers.push(floor);
+    }
 
     const idleRss = {
       service: round((readRssKb(service.pid) ?? 0) / 1024, 1),
       ceiling: ceiling ? round((readRssKb(ceiling.pid) ?? 0) / 1024, 1) : null,
+      ...(floor ? { floor: round((readRssKb(floor.pid) ?? 0) / 1024, 1) } : {}),
     };
 
     // One login per workspace through the real endpoint; the same JWT and API key work on the
@@ -128,7 +146,9 @@ async function main(): Promise<void> {
       credentials.set(workspace.customerId, { jwt: `Bearer ${jwt}`, 'api-key': `Api-Key ${apiKeys.get(workspace.customerId)!}` });
     }
     const mainAuth = credentials.get(main.customerId)!;
-    const equivalence = ceiling ? await compareAnswers(service, ceiling, mainAuth.jwt, data, growth, credentials) : [];
+    const samples = sampleRequests(mainAuth.jwt, data, growth, credentials);
+    const equivalence = ceiling ? await compareAnswers(service, ceiling, samples) : [];
+    const floorEquivalence = floor ? await compareAnswers(ceiling ?? service, floor, floorSamples(samples, mainAuth)) : undefined;
 
     const measure = (server: RunningServer, requests: Request[], connections: number, seconds: number) =>
       runLoad({
@@ -144,16 +164,19 @@ async function main(): Promise<void> {
     const scenarioRecords: ScenarioRecord[] = [];
     const runTag = date.slice(11, 19).replace(/:/g, '');
     // A first, longer warm-up of every code path (the mix, both credentials) on each server, so the
-    // first measured scenario does not pay for JIT compilation the later ones get for free.
+    // first measured scenario does not pay for JIT compilation the later ones get for free. The
+    // floor serves nothing but the detail, so that is its warm-up.
     const mix = SCENARIOS.find((scenario) => scenario.name.startsWith('mix'))!;
+    const detail = SCENARIOS.find((scenario) => scenario.name === FLOOR_SCENARIO)!;
     for (const server of servers) {
       note(`warming up ${server.name}`);
+      const warmUp = server.name === 'floor' ? detail : mix;
       for (const auth of ['jwt', 'api-key'] as const) {
         await autocannon({
           url: server.baseUrl,
           connections: settings.connections,
           duration: Math.max(1, settings.warmupSeconds * 2),
-          requests: mix.requests(mainAuth[auth], data, `${runTag}-warm-${server.name}-${auth}`),
+          requests: warmUp.requests(mainAuth[auth], data, `${runTag}-warm-${server.name}-${auth}`),
         });
       }
     }
@@ -178,6 +201,16 @@ async function main(): Promise<void> {
             settings.durationSeconds,
           );
         }
+        let onFloor: LoadResult | null = null;
+        if (floor && scenario.name === FLOOR_SCENARIO) {
+          note(`${scenario.name} (${auth}): floor`);
+          onFloor = await measure(
+            floor,
+            scenario.requests(mainAuth[auth], data, `${runTag}-f-${auth}`),
+            settings.connections,
+            settings.durationSeconds,
+          );
+        }
         scenarioRecords.push({
           scenario: scenario.name,
           description: scenario.description,
@@ -188,6 +221,7 @@ async function main(): Promise<void> {
           service: onService,
           ceiling: onCeiling,
           ratio: ratioOf(onService, onCeiling),
+          ...(onFloor ? { floor: onFloor, floorRatio: ratioOf(onFloor, onCeiling) } : {}),
         });
       }
     }
@@ -249,10 +283,12 @@ async function main(): Promise<void> {
       targets: checkTargets(scenarioRecords, growthRecords, settings.connections),
       explain,
       equivalence,
+      ...(floorEquivalence ? { floorEquivalence } : {}),
     };
     const file = writeReport(report, settings.resultsDir);
     process.stdout.write(
-      `\n${renderReport(report)}\nservice RSS after start ${idleRss.service} MB (ceiling ${idleRss.ceiling ?? '-'} MB); ` +
+      `\n${renderReport(report)}\nservice RSS after start ${idleRss.service} MB (ceiling ${idleRss.ceiling ?? '-'} MB` +
+        `${idleRss.floor === undefined ? '' : `, floor ${idleRss.floor} MB`}); ` +
         `service VmHWM (peak RSS over the whole run) ${serviceHwmMb} MB\nresults: ${file}\n`,
     );
   } finally {
@@ -279,39 +315,52 @@ async function scenarioData(pool: pg.Pool, main: SeededWorkspace): Promise<Scena
   };
 }
 
-/**
- * Before any load: the same GETs to both servers must give the same JSON (links compared without
- * their origin). A ceiling that answered less would make the ratio meaningless.
- */
-async function compareAnswers(
-  service: RunningServer,
-  ceiling: RunningServer,
+type Sample = [check: string, path: string, authorization: string];
+
+/** The GETs of the equivalence check: each list, a detail, page 1 of each growth workspace. */
+function sampleRequests(
   authorization: string,
   data: ScenarioData,
   growth: SeededWorkspace[],
   credentials: Map<number, Record<Auth, string>>,
-) {
-  const checks: [string, string, string][] = [
+): Sample[] {
+  return [
     ['audiences p1', '/api/v1/audiences/', authorization],
     ['signals ?status=1', '/api/v1/signals/?status=1', authorization],
     ['signals deep page', `/api/v1/signals/?page=${data.deepPage}`, authorization],
     ['signal detail', `/api/v1/signals/${data.signalIds[Math.floor(data.signalIds.length / 3)]}/`, authorization],
-    ...growth.map((workspace): [string, string, string] => [
+    ...growth.map((workspace): Sample => [
       `growth ${workspace.signals} page 1`,
       '/api/v1/signals/',
       credentials.get(workspace.customerId)!.jwt,
     ]),
   ];
+}
+
+/** The floor's share of the samples: the detail, with each credential. */
+function floorSamples(samples: Sample[], auth: Record<Auth, string>): Sample[] {
+  const [check, path] = samples.find(([name]) => name === FLOOR_SCENARIO)!;
+  return [
+    [check, path, auth.jwt],
+    [`${check} (api-key)`, path, auth['api-key']],
+  ];
+}
+
+/**
+ * Before any load: the same GETs to two servers must give the same JSON (links compared without
+ * their origin). A ceiling (or floor) that answered less would make the ratio meaningless.
+ */
+async function compareAnswers(reference: RunningServer, other: RunningServer, checks: Sample[]) {
   const results = [];
   for (const [check, path, auth] of checks) {
     const normalise = async (server: RunningServer) => {
       const { status, body } = await fetchJson(`${server.baseUrl}${path}`, { headers: { authorization: auth } });
       return { status, body: JSON.parse(JSON.stringify(body).replaceAll(server.baseUrl, 'http://host')) as unknown };
     };
-    const [a, b] = [await normalise(service), await normalise(ceiling)];
+    const [a, b] = [await normalise(reference), await normalise(other)];
     const same = isDeepStrictEqual(a, b);
-    results.push(same ? { check, same } : { check, same, note: `service ${a.status}, ceiling ${b.status}` });
-    if (!same) note(`WARNING: service and ceiling answer ${path} differently (${a.status} vs ${b.status})`);
+    results.push(same ? { check, same } : { check, same, note: `${reference.name} ${a.status}, ${other.name} ${b.status}` });
+    if (!same) note(`WARNING: ${reference.name} and ${other.name} answer ${path} differently (${a.status} vs ${b.status})`);
   }
   return results;
 }

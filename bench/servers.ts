@@ -9,7 +9,7 @@ import { BENCH_PASSWORD } from './settings.js';
 
 /** A server under test, running as its own process (so it has its own event loop, like in production). */
 export interface RunningServer {
-  name: 'service' | 'ceiling';
+  name: 'service' | 'ceiling' | 'floor';
   pid: number;
   baseUrl: string;
   logFile: string;
@@ -17,7 +17,7 @@ export interface RunningServer {
 }
 
 export interface StartOptions {
-  name: 'service' | 'ceiling';
+  name: 'service' | 'ceiling' | 'floor';
   script: string;
   env: NodeJS.ProcessEnv;
   cwd: string;

@@ -25,6 +25,8 @@ export interface BenchSettings {
   reseed: boolean;
   skipCeiling: boolean;
   skipGrowth: boolean;
+  /** Also start the framework floor (bench/floor.ts) and measure the signal detail scenarios on it. */
+  floor: boolean;
   /** Extra node arguments for the service process only (profiling: --cpu-prof, --heap-prof…). */
   serviceNodeArgs: string[];
   /** The service's LOG_LEVEL: `info` as deployed (one line per request, piped to a file as a container's stdout would be). */
@@ -40,7 +42,7 @@ export const REPO_ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)
 /** The seeded admin users' password. A bench database only: not a secret. */
 export const BENCH_PASSWORD = 'bench-password-not-a-secret';
 
-/** The service's pool size (DATABASE_POOL_SIZE default); the ceiling uses the same. */
+/** The service's pool size (DATABASE_POOL_SIZE default); the ceiling and the floor use the same. */
 export const POOL_SIZE = 10;
 
 export function readSettings(env: NodeJS.ProcessEnv = process.env): BenchSettings {
@@ -76,6 +78,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): BenchSetting
     reseed: flag('BENCH_RESEED', false),
     skipCeiling: flag('BENCH_SKIP_CEILING', false),
     skipGrowth: flag('BENCH_SKIP_GROWTH', false),
+    floor: flag('BENCH_FLOOR', false),
     serviceNodeArgs: (env.BENCH_SERVICE_NODE_ARGS?.trim() || '').split(/\s+/).filter((arg) => arg !== ''),
     serviceLogLevel: env.BENCH_LOG_LEVEL?.trim() || 'info',
     dataDir: resolve(REPO_ROOT, env.BENCH_DATA_DIR?.trim() || 'bench/.data'),

@@ -1,0 +1,368 @@
+import 'reflect-metadata';
+import { createHash, createSecretKey, type KeyObject, randomUUID, timingSafeEqual } from 'node:crypto';
+import {
+  type CanActivate,
+  Controller,
+  type DynamicModule,
+  type ExecutionContext,
+  Get,
+  HttpException,
+  Injectable,
+  Module,
+  Param,
+  Req,
+  SetMetadata,
+} from '@nestjs/common';
+import { APP_GUARD, NestFactory, Reflector } from '@nestjs/core';
+import { AuthGuard, PassportStrategy } from '@nestjs/passport';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { InjectRepository, TypeOrmModule } from '@nestjs/typeorm';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { JwtPayload } from 'jsonwebtoken';
+import { HeaderAPIKeyStrategy } from 'passport-headerapikey';
+import { ExtractJwt, Strategy } from 'passport-jwt';
+import { Column, DataSource, Entity, PrimaryColumn, type Repository } from 'typeorm';
+import { POOL_SIZE } from './settings.js';
+
+/**
+ * THE FLOOR: the least the design's required stack (Nest on Fastify, @nestjs/passport with
+ * passport-jwt and passport-headerapikey, TypeORM) can do to answer one scenario, the signal detail
+ * `GET /api/v1/signals/:id/`, so that floor/ceiling says how much of the service/ceiling gap the
+ * stack itself costs and service/floor how much is the service's own doing.
+ *
+ * It does the ceiling's work for that request through the stack's own parts: one global guard
+ * picks AuthGuard('jwt') or AuthGuard('api-key') from the Authorization scheme; each strategy's
+ * validate() makes the ceiling's identity checks with the same Map caches (passport-jwt gets the
+ * prebuilt KeyObject, as the service's strategy does); the guard then counts the ceiling's
+ * per-identity fixed window and sets its headers; the controller reads the row with
+ * Repository.findOneBy() on a minimal entity (a plain, unnamed statement: TypeORM does not
+ * prepare) and returns the ceiling's JSON for Nest to serialize. Errors are HttpExceptions
+ * carrying the ceiling's problem body, written by Nest's default handler.
+ * What it leaves out is what the service adds on top of the stack: logging, metrics, CLS, pipes,
+ * validation, interceptors, filters, security headers, the credential cache's invalidation,
+ * access policies, the other routes.
+ *
+ * Run as its own process, pinned like the ceiling: `node dist/bench/floor.js` with FLOOR_PORT,
+ * DATABASE_URL, JWT_SECRET and JWT_ISSUER.
+ */
+
+const SQL = {
+  session: `SELECT s.user_id, s.customer_id, u.role, u.is_active, s.revoked_at, s.expires_at
+           FROM auth_sessions s JOIN users u ON u.id = s.user_id
+          WHERE s.id = $1`,
+  apiKey: `SELECT "ApiKey"."customer_id" AS "customer_id", "ApiKey"."id" AS "id", "ApiKey"."key_hash" AS "key_hash", "ApiKey"."scope" AS "scope",
+                  "ApiKey"."expires_at" AS "expires_at", "ApiKey"."revoked_at" AS "revoked_at"
+             FROM "api_keys" "ApiKey" WHERE (("ApiKey"."prefix" = $1)) LIMIT 1`,
+};
+
+const AUTHORIZATION = /^(Bearer|Api-Key) ([\x21-\x7e]+)$/;
+const API_KEY = /^([a-z0-9]{12})\.([A-Za-z0-9_-]{43})$/;
+const SIGNAL_ID = /^[1-9]\d{0,9}$/;
+const RATE_WINDOW_MS = 60_000;
+const PUBLIC = 'floor:public';
+
+class FloorSettings {
+  constructor(
+    readonly databaseUrl: string | undefined,
+    readonly secret: KeyObject,
+    readonly issuer: string,
+    readonly rateLimit: number,
+  ) {}
+}
+
+interface Identity {
+  key: string;
+  customerId: number;
+}
+
+type IdentifiedRequest = FastifyRequest & { user?: Identity };
+
+interface SessionRow {
+  user_id: number;
+  customer_id: number;
+  role: string;
+  is_active: boolean;
+  revoked_at: Date | null;
+  expires_at: Date;
+}
+
+interface KeyRow {
+  customer_id: number;
+  id: number;
+  key_hash: Buffer;
+  scope: string;
+  expires_at: Date | null;
+  revoked_at: Date | null;
+}
+
+@Entity({ name: 'signals' })
+class Signal {
+  @PrimaryColumn({ name: 'customer_id', type: 'bigint' })
+  customerId: number;
+
+  @PrimaryColumn({ type: 'bigint' })
+  id: number;
+
+  @Column({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+
+  @Column({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt: Date;
+
+  @Column({ type: 'varchar' })
+  name: string;
+
+  @Column({ type: 'varchar' })
+  description: string;
+
+  @Column({ name: 'signal_type', type: 'varchar' })
+  signalType: string;
+
+  @Column({ type: 'smallint' })
+  status: number;
+
+  @Column({ name: 'model_instance_id', type: 'bigint', nullable: true })
+  modelInstanceId: number | null;
+
+  @Column({ name: 'audience_id', type: 'bigint', nullable: true })
+  audienceId: number | null;
+
+  @Column({ name: 'connection_id', type: 'bigint', nullable: true })
+  connectionId: number | null;
+
+  @Column({ type: 'jsonb' })
+  config: Record<string, unknown>;
+}
+
+/** The ceiling's error body; Nest's default exception handler sends an HttpException's object as it is. */
+function problem(status: number, code: string, detail: string, requestId: string): HttpException {
+  return new HttpException({ type: 'about:blank', title: code, status, code, detail, request_id: requestId }, status);
+}
+
+function signalJson(signal: Signal) {
+  return {
+    id: signal.id,
+    customer: signal.customerId,
+    name: signal.name,
+    description: signal.description,
+    signal_type: signal.signalType,
+    status: signal.status,
+    model_instance: signal.modelInstanceId,
+    audience: signal.audienceId,
+    connection: signal.connectionId,
+    config: signal.config,
+    created_at: signal.createdAt.toISOString(),
+    updated_at: signal.updatedAt.toISOString(),
+  };
+}
+
+@Injectable()
+class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
+  private readonly sessions = new Map<string, SessionRow | null>();
+
+  constructor(
+    settings: FloorSettings,
+    private readonly dataSource: DataSource,
+  ) {
+    super({
+      jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(),
+      secretOrKey: settings.secret as unknown as string,
+      algorithms: ['HS256'],
+      issuer: settings.issuer,
+    });
+  }
+
+  async validate(claims: JwtPayload): Promise<Identity | null> {
+    if (claims.type !== 'access' || typeof claims.sid !== 'string' || typeof claims.sub !== 'string') return null;
+    const session = await this.session(claims.sid);
+    if (
+      !session ||
+      !session.is_active ||
+      session.revoked_at !== null ||
+      session.expires_at.getTime() <= Date.now() ||
+      String(session.user_id) !== claims.sub
+    )
+      return null;
+    return { key: `user:${session.user_id}`, customerId: session.customer_id };
+  }
+
+  private async session(sid: string): Promise<SessionRow | null> {
+    let session = this.sessions.get(sid);
+    if (session === undefined) {
+      session = ((await this.dataSource.query(SQL.session, [sid])) as SessionRow[])[0] ?? null;
+      this.sessions.set(sid, session);
+    }
+    return session;
+  }
+}
+
+@Injectable()
+class ApiKeyStrategy extends PassportStrategy(HeaderAPIKeyStrategy, 'api-key') {
+  private readonly keys = new Map<string, KeyRow | null>();
+
+  constructor(private readonly dataSource: DataSource) {
+    super({ header: 'Authorization', prefix: 'Api-Key ' }, false);
+  }
+
+  async validate(key: string): Promise<Identity | null> {
+    const prefix = API_KEY.exec(key)?.[1];
+    if (prefix === undefined) return null;
+    const row = await this.keyRow(prefix);
+    const presented = createHash('sha256').update(key, 'utf8').digest();
+    const now = Date.now();
+    if (
+      !row ||
+      row.key_hash.length !== presented.length ||
+      !timingSafeEqual(presented, row.key_hash) ||
+      (row.revoked_at !== null && row.revoked_at.getTime() <= now) ||
+      (row.expires_at !== null && row.expires_at.getTime() <= now)
+    )
+      return null;
+    return { key: `api_key:${row.id}`, customerId: row.customer_id };
+  }
+
+  private async keyRow(prefix: string): Promise<KeyRow | null> {
+    let row = this.keys.get(prefix);
+    if (row === undefined) {
+      row = ((await this.dataSource.query(SQL.apiKey, [prefix])) as KeyRow[])[0] ?? null;
+      this.keys.set(prefix, row);
+    }
+    return row;
+  }
+}
+
+/** The strategy's guard, its refusal turned into the ceiling's 401 for that credential. */
+function strategyGuard(strategy: 'jwt' | 'api-key', code: string, detail: string): CanActivate {
+  class StrategyGuard extends AuthGuard(strategy) {
+    override handleRequest<T>(error: unknown, identity: T, _info: unknown, context: ExecutionContext): T {
+      if (error) throw error;
+      if (!identity) throw problem(401, code, detail, context.switchToHttp().getRequest<FastifyRequest>().id);
+      return identity;
+    }
+  }
+  return new StrategyGuard({ session: false });
+}
+
+@Injectable()
+class RequestCounter {
+  private readonly windows = new Map<string, { count: number; resetAtMs: number }>();
+
+  constructor(private readonly settings: FloorSettings) {}
+
+  count(identity: Identity, reply: FastifyReply, requestId: string): void {
+    const now = Date.now();
+    let window = this.windows.get(identity.key);
+    if (!window || window.resetAtMs <= now) {
+      window = { count: 0, resetAtMs: now + RATE_WINDOW_MS };
+      this.windows.set(identity.key, window);
+    }
+    window.count += 1;
+    const limit = this.settings.rateLimit;
+    const reset = Math.max(1, Math.ceil((window.resetAtMs - now) / 1000));
+    reply.header('ratelimit-policy', `"default";q=${limit};w=60`);
+    reply.header('ratelimit', `"default";r=${Math.max(0, limit - window.count)};t=${reset}`);
+    if (window.count > limit) throw problem(429, 'throttled', 'Request was throttled.', requestId);
+  }
+}
+
+const Public = () => SetMetadata(PUBLIC, true);
+
+/** The one global guard: request id, then (but on public routes) credential and request count. */
+@Injectable()
+class CredentialGuard implements CanActivate {
+  private readonly jwt = strategyGuard('jwt', 'token_not_valid', 'Token is invalid or expired.');
+  private readonly apiKey = strategyGuard('api-key', 'authentication_failed', 'Invalid API key.');
+
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly counter: RequestCounter,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const http = context.switchToHttp();
+    const request = http.getRequest<IdentifiedRequest>();
+    const reply = http.getResponse<FastifyReply>();
+    reply.header('x-request-id', request.id);
+    if (this.reflector.get<boolean | undefined>(PUBLIC, context.getHandler())) return true;
+    const header = request.headers.authorization;
+    const match = header && header.length <= 4096 ? AUTHORIZATION.exec(header) : null;
+    if (!match) throw problem(401, 'not_authenticated', 'Authentication credentials were not provided.', request.id);
+    await (match[1] === 'Bearer' ? this.jwt : this.apiKey).canActivate(context);
+    this.counter.count(request.user!, reply, request.id);
+    return true;
+  }
+}
+
+@Controller()
+class SignalController {
+  constructor(
+    @InjectRepository(Signal) private readonly signals: Repository<Signal>,
+    private readonly dataSource: DataSource,
+  ) {}
+
+  @Public()
+  @Get('readyz')
+  async readyz() {
+    await this.dataSource.query('SELECT 1');
+    return { status: 'ok', checks: { database: 'ok' } };
+  }
+
+  @Get('api/v1/signals/:id')
+  async signal(@Param('id') id: string, @Req() request: IdentifiedRequest) {
+    const signal = SIGNAL_ID.test(id) ? await this.signals.findOneBy({ customerId: request.user!.customerId, id: Number(id) }) : null;
+    if (!signal) throw problem(404, 'not_found', 'Not found.', request.id);
+    return signalJson(signal);
+  }
+}
+
+@Module({})
+class FloorModule {
+  static forRoot(settings: FloorSettings): DynamicModule {
+    return {
+      module: FloorModule,
+      imports: [
+        TypeOrmModule.forRoot({
+          type: 'postgres',
+          url: settings.databaseUrl,
+          poolSize: POOL_SIZE,
+          // As the service: int8 ids read as numbers.
+          parseInt8: true,
+          entities: [Signal],
+          synchronize: false,
+          applicationName: 'bench-floor',
+        }),
+        TypeOrmModule.forFeature([Signal]),
+      ],
+      controllers: [SignalController],
+      providers: [
+        { provide: FloorSettings, useValue: settings },
+        JwtStrategy,
+        ApiKeyStrategy,
+        RequestCounter,
+        { provide: APP_GUARD, useClass: CredentialGuard },
+      ],
+    };
+  }
+}
+
+async function main(): Promise<void> {
+  const env = process.env;
+  const settings = new FloorSettings(
+    env.DATABASE_URL,
+    createSecretKey(Buffer.from(env.JWT_SECRET ?? '', 'utf8')),
+    env.JWT_ISSUER ?? 'audience-signal-platform',
+    Number(env.RATE_LIMIT_PER_MINUTE ?? 1_000_000),
+  );
+  const adapter = new FastifyAdapter({ logger: false, genReqId: () => randomUUID(), routerOptions: { ignoreTrailingSlash: true } });
+  const app = await NestFactory.create<NestFastifyApplication>(FloorModule.forRoot(settings), adapter, { logger: false });
+  await app.listen(Number(env.FLOOR_PORT ?? 0), env.FLOOR_HOST ?? '127.0.0.1');
+  process.stdout.write(`floor listening on ${JSON.stringify(app.getHttpServer().address())}\n`);
+  const stop = () => void app.close().then(() => process.exit(0));
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`floor: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});
