@@ -4,6 +4,7 @@ import jwt from 'jsonwebtoken';
 import pg from 'pg';
 import secureJsonParse from 'secure-json-parse';
 import { POOL_SIZE } from './settings.js';
+import { SIGNAL_BY_ID, SIGNAL_COLUMNS, signalDto } from './signal-rows.js';
 
 /**
  * THE CEILING: the least a Node.js process can do to answer the benchmark's requests correctly,
@@ -31,12 +32,6 @@ import { POOL_SIZE } from './settings.js';
  * with CEILING_PORT, DATABASE_URL, JWT_SECRET and JWT_ISSUER.
  */
 
-const SIGNAL_COLUMNS =
-  `"signal"."customer_id" AS "signal_customer_id", "signal"."id" AS "signal_id", "signal"."created_at" AS "signal_created_at", ` +
-  `"signal"."updated_at" AS "signal_updated_at", "signal"."name" AS "signal_name", "signal"."description" AS "signal_description", ` +
-  `"signal"."signal_type" AS "signal_signal_type", "signal"."status" AS "signal_status", ` +
-  `"signal"."model_instance_id" AS "signal_model_instance_id", "signal"."audience_id" AS "signal_audience_id", ` +
-  `"signal"."connection_id" AS "signal_connection_id", "signal"."config" AS "signal_config"`;
 const AUDIENCE_COLUMNS =
   `"audience"."customer_id" AS "audience_customer_id", "audience"."id" AS "audience_id", "audience"."created_at" AS "audience_created_at", ` +
   `"audience"."updated_at" AS "audience_updated_at", "audience"."name" AS "audience_name", ` +
@@ -67,7 +62,7 @@ const SQL = {
     `FROM "audiences" "audience" WHERE "audience"."customer_id" = $1 ORDER BY "audience"."id" DESC LIMIT $LIMIT OFFSET $OFFSET`,
   signalPage: `SELECT ${SIGNAL_COLUMNS} FROM "signals" "signal" WHERE "signal"."customer_id" = $1 ORDER BY "signal"."id" DESC LIMIT $LIMIT OFFSET $OFFSET`,
   signalPageByStatus: `SELECT ${SIGNAL_COLUMNS} FROM "signals" "signal" WHERE "signal"."customer_id" = $1 AND "signal"."status" = $2 ORDER BY "signal"."id" DESC LIMIT $LIMIT OFFSET $OFFSET`,
-  signalById: `SELECT ${SIGNAL_COLUMNS} FROM "signals" "signal" WHERE "signal"."customer_id" = $1 AND "signal"."id" = $2`,
+  signalById: SIGNAL_BY_ID,
   signalForUpdate: `SELECT ${SIGNAL_COLUMNS} FROM "signals" "signal" WHERE "signal"."customer_id" = $1 AND "signal"."id" = $2 FOR UPDATE`,
   // TypeORM's save() reloads the row before its UPDATE; the ceiling pays for that read too.
   signalUpdateDescription: `UPDATE "signals" SET "description" = $1, "updated_at" = CURRENT_TIMESTAMP WHERE ((("customer_id" = $2 AND "id" = $3))) RETURNING "updated_at"`,
@@ -439,24 +434,6 @@ function envelope(url: URL, page: number, pageSize: number, count: number, resul
     return link.toString();
   };
   return { count, next: page * pageSize < count ? linkTo(page + 1) : null, previous: page > 1 ? linkTo(page - 1) : null, results };
-}
-
-function signalDto(row: Record<string, unknown>, prefix: string) {
-  const field = (name: string) => row[`${prefix}${name}`];
-  return {
-    id: field('id'),
-    customer: field('customer_id'),
-    name: field('name'),
-    description: field('description'),
-    signal_type: field('signal_type'),
-    status: field('status'),
-    model_instance: field('model_instance_id'),
-    audience: field('audience_id'),
-    connection: field('connection_id'),
-    config: field('config'),
-    created_at: (field('created_at') as Date).toISOString(),
-    updated_at: (field('updated_at') as Date).toISOString(),
-  };
 }
 
 function audienceDto(row: Record<string, unknown>, connections: number[]) {
