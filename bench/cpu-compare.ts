@@ -13,7 +13,7 @@ import { note } from './progress.js';
 import { type Auth, gitCommit, table } from './report.js';
 import { prepareRun, seed } from './seed.js';
 import { freePort, hasTaskset, login, type RunningServer, startServer } from './servers.js';
-import { REPO_ROOT } from './settings.js';
+import { DEPLOYED_NODE_ARGS, REPO_ROOT } from './settings.js';
 
 /**
  * `node dist/bench/cpu-compare.js --before DIR --after DIR [--node PATH]`: CPU time per request of
@@ -243,6 +243,7 @@ async function main(): Promise<void> {
         cpu: pinned ? 0 : undefined,
         port,
         node: options.node,
+        nodeArgs: [...DEPLOYED_NODE_ARGS],
         env: {
           ...baseEnv,
           HOST: '127.0.0.1',

@@ -22,7 +22,7 @@ import {
 import { SCENARIOS, type ScenarioData } from './scenarios.js';
 import { prepareRun, seed, type SeededWorkspace, workspacePlans } from './seed.js';
 import { freePort, hasTaskset, login, type RunningServer, startServer } from './servers.js';
-import { readSettings } from './settings.js';
+import { DEPLOYED_NODE_ARGS, readSettings } from './settings.js';
 
 const PAGE_SIZE = 20;
 /** The deep page of the throughput scenarios, and the bound of the growth scenarios' deep page. */
@@ -100,7 +100,7 @@ async function main(): Promise<void> {
         DATA_DIR: join(settings.dataDir, 'service'),
       },
       // e.g. BENCH_SERVICE_NODE_ARGS="--cpu-prof --cpu-prof-dir=bench/.data/prof" to profile the service under load.
-      nodeArgs: settings.serviceNodeArgs,
+      nodeArgs: [...DEPLOYED_NODE_ARGS, ...settings.serviceNodeArgs],
     });
     servers.push(service);
     let ceiling: RunningServer | undefined;

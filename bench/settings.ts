@@ -27,7 +27,7 @@ export interface BenchSettings {
   skipGrowth: boolean;
   /** Also start the framework floor (bench/floor.ts) and measure the signal detail scenarios on it. */
   floor: boolean;
-  /** Extra node arguments for the service process only (profiling: --cpu-prof, --heap-prof…). */
+  /** Extra node arguments for the service process only, after DEPLOYED_NODE_ARGS (profiling: --cpu-prof, --heap-prof…). */
   serviceNodeArgs: string[];
   /** The service's LOG_LEVEL: `info` as deployed (one line per request, piped to a file as a container's stdout would be). */
   serviceLogLevel: string;
@@ -41,6 +41,12 @@ export const REPO_ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)
 
 /** The seeded admin users' password. A bench database only: not a secret. */
 export const BENCH_PASSWORD = 'bench-password-not-a-secret';
+
+/**
+ * The node options the service is deployed with (package.json's `start`, the Dockerfile's
+ * NODE_OPTIONS; test/containers.spec.ts holds those two together): the bench runs it the same way.
+ */
+export const DEPLOYED_NODE_ARGS: readonly string[] = ['--max-semi-space-size=16'];
 
 /** The service's pool size (DATABASE_POOL_SIZE default); the ceiling and the floor use the same. */
 export const POOL_SIZE = 10;

@@ -213,6 +213,16 @@ describe('Dockerfile', () => {
     expect(ignored).toEqual(expect.arrayContaining(['node_modules', 'dist', '.data', '.git', '.env']));
   });
 
+  it('runs node with the semi-space size that npm start uses (docs/benchmarks.md)', () => {
+    const options = finalOf('ENV')
+      .map((instruction) => /^NODE_OPTIONS[= ]"?([^"]*)"?$/.exec(instruction.args)?.[1])
+      .filter((value) => value !== undefined);
+    expect(options).toEqual(['--max-semi-space-size=16']);
+    const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts;
+    expect(scripts.start).toBe('exec node --max-semi-space-size=16 dist/src/main.js');
+    expect(scripts['start:prod']).toBe(scripts.start);
+  });
+
   it('starts node directly on dist/src/main.js', () => {
     const commands = finalOf('CMD');
     expect(commands.length).toBeGreaterThan(0);
