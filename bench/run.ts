@@ -271,6 +271,7 @@ async function main(): Promise<void> {
           `growth: ${settings.growthConnections} connections, ${settings.growthDurationSeconds} s; ` +
           (pinned ? 'server under test pinned to CPU 0, autocannon to CPU 1, PostgreSQL unpinned' : 'no CPU pinning') +
           `; service LOG_LEVEL=${settings.serviceLogLevel} through a pipe into a file` +
+          `, node options ${[...DEPLOYED_NODE_ARGS, ...settings.serviceNodeArgs].join(' ') || 'none'}` +
           `; load average before ${loadBefore.map((value) => value.toFixed(2)).join(' ')}, after ${loadavg()
             .map((value) => value.toFixed(2))
             .join(' ')}`,
