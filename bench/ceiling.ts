@@ -1,10 +1,24 @@
-import { createHash, createSecretKey, type KeyObject, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createSecretKey, type KeyObject, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import jwt from 'jsonwebtoken';
 import pg from 'pg';
 import secureJsonParse from 'secure-json-parse';
 import { POOL_SIZE } from './settings.js';
-import { SIGNAL_BY_ID, SIGNAL_COLUMNS, signalDto } from './signal-rows.js';
+import {
+  API_KEY,
+  API_KEY_SQL,
+  AUTHORIZATION,
+  CachedRows,
+  keyAdmits,
+  type KeyRow,
+  RequestCounter,
+  SESSION_SQL,
+  sessionAdmits,
+  type SessionRow,
+  SIGNAL_BY_ID,
+  SIGNAL_COLUMNS,
+  signalDto,
+} from './ceiling-parts.js';
 
 /**
  * THE CEILING: the least a Node.js process can do to answer the benchmark's requests correctly,
@@ -47,12 +61,8 @@ const CONNECTION_COLUMNS =
   `"connection"."token_expires_at" AS "connection_token_expires_at", "connection"."last_refreshed_at" AS "connection_last_refreshed_at"`;
 
 const SQL = {
-  session: `SELECT s.user_id, s.customer_id, u.role, u.is_active, s.revoked_at, s.expires_at
-           FROM auth_sessions s JOIN users u ON u.id = s.user_id
-          WHERE s.id = $1`,
-  apiKey: `SELECT "ApiKey"."customer_id" AS "customer_id", "ApiKey"."id" AS "id", "ApiKey"."key_hash" AS "key_hash", "ApiKey"."scope" AS "scope",
-                  "ApiKey"."expires_at" AS "expires_at", "ApiKey"."revoked_at" AS "revoked_at"
-             FROM "api_keys" "ApiKey" WHERE (("ApiKey"."prefix" = $1)) LIMIT 1`,
+  session: SESSION_SQL,
+  apiKey: API_KEY_SQL,
   // Lists filtered by nothing but status read the trigger-kept tenant_counts (migration 1763750000000).
   tenantCount: `SELECT sum(count) AS count FROM tenant_counts WHERE customer_id = $1 AND resource = $2`,
   tenantCountByStatus: `SELECT sum(count) AS count FROM tenant_counts WHERE customer_id = $1 AND resource = $2 AND status = $3`,
@@ -95,24 +105,6 @@ interface Identity {
   canWrite: boolean;
 }
 
-interface SessionRow {
-  user_id: number;
-  customer_id: number;
-  role: string;
-  is_active: boolean;
-  revoked_at: Date | null;
-  expires_at: Date;
-}
-
-interface KeyRow {
-  customer_id: number;
-  id: number;
-  key_hash: Buffer;
-  scope: string;
-  expires_at: Date | null;
-  revoked_at: Date | null;
-}
-
 class HttpError extends Error {
   constructor(
     readonly status: number,
@@ -124,22 +116,23 @@ class HttpError extends Error {
   }
 }
 
-const AUTHORIZATION = /^(Bearer|Api-Key) ([\x21-\x7e]+)$/;
-const API_KEY = /^([a-z0-9]{12})\.([A-Za-z0-9_-]{43})$/;
 const SIGNAL_TYPES = new Set(['conversion', 'value', 'score']);
-const RATE_WINDOW_MS = 60_000;
 
 class Ceiling {
-  private readonly sessions = new Map<string, SessionRow | null>();
-  private readonly keys = new Map<string, KeyRow | null>();
-  private readonly windows = new Map<string, { count: number; resetAtMs: number }>();
+  private readonly sessions = new CachedRows<SessionRow>(
+    async (sid) => (await this.pool.query<SessionRow>(SQL.session, [sid])).rows[0] ?? null,
+  );
+  private readonly keys = new CachedRows<KeyRow>(async (prefix) => (await this.pool.query<KeyRow>(SQL.apiKey, [prefix])).rows[0] ?? null);
+  private readonly counter: RequestCounter;
 
   constructor(
     private readonly pool: pg.Pool,
     private readonly secret: KeyObject,
     private readonly issuer: string,
-    private readonly rateLimit: number,
-  ) {}
+    rateLimit: number,
+  ) {
+    this.counter = new RequestCounter(rateLimit);
+  }
 
   async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const requestId = randomUUID();
@@ -199,57 +192,25 @@ class Ceiling {
     }
     if (claims.type !== 'access' || typeof claims.sid !== 'string' || typeof claims.sub !== 'string')
       throw new HttpError(401, 'token_not_valid', 'Token is invalid or expired.');
-    let session = this.sessions.get(claims.sid);
-    if (session === undefined) {
-      session = (await this.pool.query<SessionRow>(SQL.session, [claims.sid])).rows[0] ?? null;
-      this.sessions.set(claims.sid, session);
-    }
-    const now = Date.now();
-    if (
-      !session ||
-      !session.is_active ||
-      session.revoked_at !== null ||
-      session.expires_at.getTime() <= now ||
-      String(session.user_id) !== claims.sub
-    )
-      throw new HttpError(401, 'token_not_valid', 'Token is invalid or expired.');
+    const session = await this.sessions.get(claims.sid);
+    if (!sessionAdmits(session, claims.sub)) throw new HttpError(401, 'token_not_valid', 'Token is invalid or expired.');
     return { key: `user:${session.user_id}`, customerId: session.customer_id, canWrite: session.role !== 'viewer' };
   }
 
   private async authenticateKey(key: string): Promise<Identity> {
     const prefix = API_KEY.exec(key)?.[1];
     if (prefix === undefined) throw new HttpError(401, 'authentication_failed', 'Invalid API key.');
-    let row = this.keys.get(prefix);
-    if (row === undefined) {
-      row = (await this.pool.query<KeyRow>(SQL.apiKey, [prefix])).rows[0] ?? null;
-      this.keys.set(prefix, row);
-    }
-    const presented = createHash('sha256').update(key, 'utf8').digest();
-    const now = Date.now();
-    if (
-      !row ||
-      row.key_hash.length !== presented.length ||
-      !timingSafeEqual(presented, row.key_hash) ||
-      (row.revoked_at !== null && row.revoked_at.getTime() <= now) ||
-      (row.expires_at !== null && row.expires_at.getTime() <= now)
-    )
-      throw new HttpError(401, 'authentication_failed', 'Invalid API key.');
+    const row = await this.keys.get(prefix);
+    if (!keyAdmits(row, key)) throw new HttpError(401, 'authentication_failed', 'Invalid API key.');
     return { key: `api_key:${row.id}`, customerId: row.customer_id, canWrite: row.scope === 'write' };
   }
 
   /** The service's fixed-window limiter and its two headers, so both answer with the same bytes. */
   private countRequest(identity: Identity, response: ServerResponse): void {
-    const now = Date.now();
-    let window = this.windows.get(identity.key);
-    if (!window || window.resetAtMs <= now) {
-      window = { count: 0, resetAtMs: now + RATE_WINDOW_MS };
-      this.windows.set(identity.key, window);
-    }
-    window.count += 1;
-    const reset = Math.max(1, Math.ceil((window.resetAtMs - now) / 1000));
-    response.setHeader('ratelimit-policy', `"default";q=${this.rateLimit};w=60`);
-    response.setHeader('ratelimit', `"default";r=${Math.max(0, this.rateLimit - window.count)};t=${reset}`);
-    if (window.count > this.rateLimit) throw new HttpError(429, 'throttled', 'Request was throttled.');
+    const { policy, remaining, throttled } = this.counter.count(identity.key);
+    response.setHeader('ratelimit-policy', policy);
+    response.setHeader('ratelimit', remaining);
+    if (throttled) throw new HttpError(429, 'throttled', 'Request was throttled.');
   }
 
   private async listAudiences(identity: Identity, url: URL) {

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { createHash, createSecretKey, type KeyObject, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createSecretKey, type KeyObject, randomUUID } from 'node:crypto';
 import {
   type CanActivate,
   Controller,
@@ -24,7 +24,20 @@ import { ExtractJwt, Strategy } from 'passport-jwt';
 import { DataSource } from 'typeorm';
 import { prepared, PreparingClient } from '../src/database/prepared-statements.js';
 import { POOL_SIZE } from './settings.js';
-import { SIGNAL_BY_ID, signalDto } from './signal-rows.js';
+import {
+  API_KEY,
+  API_KEY_SQL,
+  AUTHORIZATION,
+  CachedRows,
+  keyAdmits,
+  type KeyRow,
+  RequestCounter,
+  SESSION_SQL,
+  sessionAdmits,
+  type SessionRow,
+  SIGNAL_BY_ID,
+  signalDto,
+} from './ceiling-parts.js';
 
 /**
  * THE FLOOR: the least the design's required stack (Nest on Fastify, @nestjs/passport with
@@ -51,19 +64,7 @@ import { SIGNAL_BY_ID, signalDto } from './signal-rows.js';
  * DATABASE_URL, JWT_SECRET and JWT_ISSUER.
  */
 
-const SQL = {
-  session: `SELECT s.user_id, s.customer_id, u.role, u.is_active, s.revoked_at, s.expires_at
-           FROM auth_sessions s JOIN users u ON u.id = s.user_id
-          WHERE s.id = $1`,
-  apiKey: `SELECT "ApiKey"."customer_id" AS "customer_id", "ApiKey"."id" AS "id", "ApiKey"."key_hash" AS "key_hash", "ApiKey"."scope" AS "scope",
-                  "ApiKey"."expires_at" AS "expires_at", "ApiKey"."revoked_at" AS "revoked_at"
-             FROM "api_keys" "ApiKey" WHERE (("ApiKey"."prefix" = $1)) LIMIT 1`,
-};
-
-const AUTHORIZATION = /^(Bearer|Api-Key) ([\x21-\x7e]+)$/;
-const API_KEY = /^([a-z0-9]{12})\.([A-Za-z0-9_-]{43})$/;
 const SIGNAL_ID = /^[1-9]\d{0,9}$/;
-const RATE_WINDOW_MS = 60_000;
 const PUBLIC = 'floor:public';
 
 class FloorSettings {
@@ -82,24 +83,6 @@ interface Identity {
 
 type IdentifiedRequest = FastifyRequest & { user?: Identity };
 
-interface SessionRow {
-  user_id: number;
-  customer_id: number;
-  role: string;
-  is_active: boolean;
-  revoked_at: Date | null;
-  expires_at: Date;
-}
-
-interface KeyRow {
-  customer_id: number;
-  id: number;
-  key_hash: Buffer;
-  scope: string;
-  expires_at: Date | null;
-  revoked_at: Date | null;
-}
-
 const SIGNAL_BY_ID_PREPARED = prepared(SIGNAL_BY_ID);
 
 /** The ceiling's error body; Nest's default exception handler sends an HttpException's object as it is. */
@@ -109,76 +92,41 @@ function problem(status: number, code: string, detail: string, requestId: string
 
 @Injectable()
 class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
-  private readonly sessions = new Map<string, SessionRow | null>();
+  private readonly sessions: CachedRows<SessionRow>;
 
-  constructor(
-    settings: FloorSettings,
-    private readonly dataSource: DataSource,
-  ) {
+  constructor(settings: FloorSettings, dataSource: DataSource) {
     super({
       jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(),
       secretOrKey: settings.secret as unknown as string,
       algorithms: ['HS256'],
       issuer: settings.issuer,
     });
+    this.sessions = new CachedRows(async (sid) => ((await dataSource.query(SESSION_SQL, [sid])) as SessionRow[])[0] ?? null);
   }
 
   async validate(claims: JwtPayload): Promise<Identity | null> {
     if (claims.type !== 'access' || typeof claims.sid !== 'string' || typeof claims.sub !== 'string') return null;
-    const session = await this.session(claims.sid);
-    if (
-      !session ||
-      !session.is_active ||
-      session.revoked_at !== null ||
-      session.expires_at.getTime() <= Date.now() ||
-      String(session.user_id) !== claims.sub
-    )
-      return null;
+    const session = await this.sessions.get(claims.sid);
+    if (!sessionAdmits(session, claims.sub)) return null;
     return { key: `user:${session.user_id}`, customerId: session.customer_id };
-  }
-
-  private async session(sid: string): Promise<SessionRow | null> {
-    let session = this.sessions.get(sid);
-    if (session === undefined) {
-      session = ((await this.dataSource.query(SQL.session, [sid])) as SessionRow[])[0] ?? null;
-      this.sessions.set(sid, session);
-    }
-    return session;
   }
 }
 
 @Injectable()
 class ApiKeyStrategy extends PassportStrategy(HeaderAPIKeyStrategy, 'api-key') {
-  private readonly keys = new Map<string, KeyRow | null>();
+  private readonly keys: CachedRows<KeyRow>;
 
-  constructor(private readonly dataSource: DataSource) {
+  constructor(dataSource: DataSource) {
     super({ header: 'Authorization', prefix: 'Api-Key ' }, false);
+    this.keys = new CachedRows(async (prefix) => ((await dataSource.query(API_KEY_SQL, [prefix])) as KeyRow[])[0] ?? null);
   }
 
   async validate(key: string): Promise<Identity | null> {
     const prefix = API_KEY.exec(key)?.[1];
     if (prefix === undefined) return null;
-    const row = await this.keyRow(prefix);
-    const presented = createHash('sha256').update(key, 'utf8').digest();
-    const now = Date.now();
-    if (
-      !row ||
-      row.key_hash.length !== presented.length ||
-      !timingSafeEqual(presented, row.key_hash) ||
-      (row.revoked_at !== null && row.revoked_at.getTime() <= now) ||
-      (row.expires_at !== null && row.expires_at.getTime() <= now)
-    )
-      return null;
+    const row = await this.keys.get(prefix);
+    if (!keyAdmits(row, key)) return null;
     return { key: `api_key:${row.id}`, customerId: row.customer_id };
-  }
-
-  private async keyRow(prefix: string): Promise<KeyRow | null> {
-    let row = this.keys.get(prefix);
-    if (row === undefined) {
-      row = ((await this.dataSource.query(SQL.apiKey, [prefix])) as KeyRow[])[0] ?? null;
-      this.keys.set(prefix, row);
-    }
-    return row;
   }
 }
 
@@ -194,28 +142,6 @@ function strategyGuard(strategy: 'jwt' | 'api-key', code: string, detail: string
   return new StrategyGuard({ session: false });
 }
 
-@Injectable()
-class RequestCounter {
-  private readonly windows = new Map<string, { count: number; resetAtMs: number }>();
-
-  constructor(private readonly settings: FloorSettings) {}
-
-  count(identity: Identity, reply: FastifyReply, requestId: string): void {
-    const now = Date.now();
-    let window = this.windows.get(identity.key);
-    if (!window || window.resetAtMs <= now) {
-      window = { count: 0, resetAtMs: now + RATE_WINDOW_MS };
-      this.windows.set(identity.key, window);
-    }
-    window.count += 1;
-    const limit = this.settings.rateLimit;
-    const reset = Math.max(1, Math.ceil((window.resetAtMs - now) / 1000));
-    reply.header('ratelimit-policy', `"default";q=${limit};w=60`);
-    reply.header('ratelimit', `"default";r=${Math.max(0, limit - window.count)};t=${reset}`);
-    if (window.count > limit) throw problem(429, 'throttled', 'Request was throttled.', requestId);
-  }
-}
-
 const Public = () => SetMetadata(PUBLIC, true);
 
 /** The one global guard: request id, then (but on public routes) credential and request count. */
@@ -224,10 +150,14 @@ class CredentialGuard implements CanActivate {
   private readonly jwt = strategyGuard('jwt', 'token_not_valid', 'Token is invalid or expired.');
   private readonly apiKey = strategyGuard('api-key', 'authentication_failed', 'Invalid API key.');
 
+  private readonly counter: RequestCounter;
+
   constructor(
     private readonly reflector: Reflector,
-    private readonly counter: RequestCounter,
-  ) {}
+    settings: FloorSettings,
+  ) {
+    this.counter = new RequestCounter(settings.rateLimit);
+  }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const http = context.switchToHttp();
@@ -239,7 +169,10 @@ class CredentialGuard implements CanActivate {
     const match = header && header.length <= 4096 ? AUTHORIZATION.exec(header) : null;
     if (!match) throw problem(401, 'not_authenticated', 'Authentication credentials were not provided.', request.id);
     await (match[1] === 'Bearer' ? this.jwt : this.apiKey).canActivate(context);
-    this.counter.count(request.user!, reply, request.id);
+    const { policy, remaining, throttled } = this.counter.count(request.user!.key);
+    reply.header('ratelimit-policy', policy);
+    reply.header('ratelimit', remaining);
+    if (throttled) throw problem(429, 'throttled', 'Request was throttled.', request.id);
     return true;
   }
 }
@@ -288,7 +221,6 @@ class FloorModule {
         { provide: FloorSettings, useValue: settings },
         JwtStrategy,
         ApiKeyStrategy,
-        RequestCounter,
         { provide: APP_GUARD, useClass: CredentialGuard },
       ],
     };

@@ -103,34 +103,23 @@ async function main(): Promise<void> {
       nodeArgs: [...DEPLOYED_NODE_ARGS, ...settings.serviceNodeArgs],
     });
     servers.push(service);
-    let ceiling: RunningServer | undefined;
-    if (!settings.skipCeiling) {
-      const ceilingPort = await freePort();
-      ceiling = await startServer({
-        name: 'ceiling',
-        script: join(settings.repoRoot, 'dist/bench/ceiling.js'),
+    // The ceiling and the floor: hand-made servers on the same core, told their port in `portVariable`.
+    const startBare = async (name: 'ceiling' | 'floor', portVariable: string) => {
+      const port = await freePort();
+      const server = await startServer({
+        name,
+        script: join(settings.repoRoot, `dist/bench/${name}.js`),
         cwd: settings.repoRoot,
         logDir: join(settings.dataDir, 'logs'),
         cpu: serverCpu,
-        port: ceilingPort,
-        env: { ...common, CEILING_PORT: String(ceilingPort) },
+        port,
+        env: { ...common, [portVariable]: String(port) },
       });
-      servers.push(ceiling);
-    }
-    let floor: RunningServer | undefined;
-    if (settings.floor) {
-      const floorPort = await freePort();
-      floor = await startServer({
-        name: 'floor',
-        script: join(settings.repoRoot, 'dist/bench/floor.js'),
-        cwd: settings.repoRoot,
-        logDir: join(settings.dataDir, 'logs'),
-        cpu: serverCpu,
-        port: floorPort,
-        env: { ...common, FLOOR_PORT: String(floorPort) },
-      });
-      servers.push(floor);
-    }
+      servers.push(server);
+      return server;
+    };
+    const ceiling = settings.skipCeiling ? undefined : await startBare('ceiling', 'CEILING_PORT');
+    const floor = settings.floor ? await startBare('floor', 'FLOOR_PORT') : undefined;
 
     const idleRss = {
       service: round((readRssKb(service.pid) ?? 0) / 1024, 1),
