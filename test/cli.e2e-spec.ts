@@ -1,3 +1,6 @@
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { runCli } from '../src/cli/commands.js';
 import { apiKeyHeader, bearer, login } from './support/factories.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
@@ -573,6 +576,61 @@ describe('audience-admin CLI', () => {
     );
   });
 
+  describe('development secrets on an external database (DATABASE_URL)', () => {
+    // As a developer runs it: no secrets in the environment, a data directory of its own.
+    const development = (dataDir: string) => ({ DATABASE_URL: database.url, NODE_ENV: 'development', DATA_DIR: dataDir });
+    const connect = (cliEnv: Record<string, string>, customerId: number, account: string) =>
+      cliAgainst(cliEnv, [
+        'connection',
+        'create',
+        '--customer',
+        String(customerId),
+        '--platform',
+        'google_ads',
+        '--account-id',
+        account,
+        '--account-name',
+        'Dev',
+      ]);
+
+    it('makes up none: commands that need no secret run, and connection commands ask for the server key', async () => {
+      const dataDir = mkdtempSync(join(tmpdir(), 'cli-secrets-'));
+      const created = await cliAgainst(development(dataDir), ['customer', 'create', '--name', 'Secretless']);
+      expect(created.code).toBe(0);
+      expect(readdirSync(dataDir)).toEqual([]);
+
+      const refused = await connect(development(dataDir), created.json.id as number, '111-000-0001');
+      expect(refused.code).toBe(1);
+      expect(JSON.parse(refused.stderr)).toEqual({
+        error: 'invalid_configuration',
+        detail: expect.stringContaining('ENCRYPTION_KEY is not set'),
+      });
+      expect(readdirSync(dataDir)).toEqual([]);
+    });
+
+    it('uses the key a development server already keeps in the data directory', async () => {
+      const dataDir = mkdtempSync(join(tmpdir(), 'cli-secrets-'));
+      writeFileSync(join(dataDir, 'encryption-key'), `${Buffer.alloc(32, 9).toString('base64')}\n`, { mode: 0o600 });
+      const created = await cliAgainst(development(dataDir), ['customer', 'create', '--name', 'Shared key']);
+      const run = await connect(development(dataDir), created.json.id as number, '111-000-0002');
+      expect(run.code).toBe(0);
+      expect(readdirSync(dataDir)).toEqual(['encryption-key']);
+    });
+
+    it('writes nothing into the folder it is started from', async () => {
+      const elsewhere = mkdtempSync(join(tmpdir(), 'cli-cwd-'));
+      const previous = process.cwd();
+      process.chdir(elsewhere);
+      try {
+        const run = await cliAgainst(development('.data'), ['customer', 'create', '--name', 'From elsewhere']);
+        expect(run.code).toBe(0);
+        expect(readdirSync(elsewhere)).toEqual([]);
+      } finally {
+        process.chdir(previous);
+      }
+    });
+  });
+
   describe('connection create', () => {
     let customerId: number;
     beforeAll(async () => {
@@ -596,6 +654,7 @@ describe('audience-admin CLI', () => {
         status_reason: null,
         reauthorize_required: false,
         scopes: [],
+        customer_match_terms_accepted: false,
         connected_by: null,
         token_expires_at: null,
         last_refreshed_at: null,
@@ -612,6 +671,7 @@ describe('audience-admin CLI', () => {
         'status_reason',
         'reauthorize_required',
         'scopes',
+        'customer_match_terms_accepted',
         'connected_by',
         'token_expires_at',
         'last_refreshed_at',

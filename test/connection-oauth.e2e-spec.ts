@@ -20,6 +20,7 @@ import {
 import { startTestApp, TEST_ENV, type TestApp } from './support/test-app.js';
 
 const ADWORDS = 'https://www.googleapis.com/auth/adwords';
+const DATAMANAGER = 'https://www.googleapis.com/auth/datamanager';
 const HOUR_MS = 3600 * 1000;
 const DAY_MS = 24 * HOUR_MS;
 
@@ -33,6 +34,7 @@ interface ConnectionBody {
   status_reason: string | null;
   reauthorize_required: boolean;
   scopes: string[];
+  customer_match_terms_accepted: boolean;
   connected_by: number | null;
   token_expires_at: string | null;
   last_refreshed_at: string | null;
@@ -74,7 +76,7 @@ describe('connecting ad accounts by OAuth (SPEC section 6)', () => {
   afterEach(async () => {
     api.clock.reset();
     editor.access = (await login(api, editor.user)).access;
-    google.consent = [ADWORDS];
+    google.consent = [ADWORDS, DATAMANAGER];
     meta.consent = ['ads_management', 'ads_read'];
     meta.killTokens(undefined);
   });
@@ -114,6 +116,12 @@ describe('connecting ad accounts by OAuth (SPEC section 6)', () => {
     return ((await response.json()) as { results: ConnectionBody[] }).results;
   }
 
+  /** A `requestStatus:retrieve` call to the fake Data Manager API with the connection's current access token. */
+  async function dataManagerStatusWith(connectionId: number): Promise<Response> {
+    const token = await inWorkspace(api, workspace.customerId, (grants) => grants.accessTokenFor(connectionId), ConnectionGrants);
+    return fetch(`${google.url}/v1/requestStatus:retrieve?requestId=unknown`, { headers: { authorization: `Bearer ${token}` } });
+  }
+
   it('connects every Google Ads account the grant reaches, in the starting user’s workspace', async () => {
     google.accounts = [
       { id: '1234567890', name: 'Acme Shoes — EU' },
@@ -122,6 +130,14 @@ describe('connecting ad accounts by OAuth (SPEC section 6)', () => {
     const landed = await connect('google-ads');
     expect(`${landed.origin}${landed.pathname}`).toBe(`${api.baseUrl}/app/connections`);
     expect(Object.fromEntries(landed.searchParams)).toEqual({ platform: 'google_ads', connected: '2' });
+    // Both scopes, with incremental authorization, offline access and a consent screen (SPEC 6 and 10.3).
+    const asked = google.authorizations.at(-1)!;
+    expect(asked.get('scope')!.split(' ').sort()).toEqual([ADWORDS, DATAMANAGER]);
+    expect(Object.fromEntries(['include_granted_scopes', 'access_type', 'prompt'].map((name) => [name, asked.get(name)]))).toEqual({
+      include_granted_scopes: 'true',
+      access_type: 'offline',
+      prompt: 'consent',
+    });
 
     const listed = (await connections()).filter((connection) => connection.platform === 'google_ads');
     expect(listed.map((connection) => [connection.external_account_id, connection.account_name]).sort()).toEqual([
@@ -134,7 +150,8 @@ describe('connecting ad accounts by OAuth (SPEC section 6)', () => {
         status: 'active',
         status_reason: null,
         reauthorize_required: false,
-        scopes: [ADWORDS],
+        scopes: [ADWORDS, DATAMANAGER],
+        customer_match_terms_accepted: false,
         connected_by: editor.id,
       });
       const lifetime = new Date(connection.token_expires_at!).getTime() - Date.now();
@@ -159,6 +176,45 @@ describe('connecting ad accounts by OAuth (SPEC section 6)', () => {
     expect(again[0]).toMatchObject({ id: first!.id, account_name: 'Our main account', status: 'active' });
   });
 
+  it('connects a grant without datamanager as scope_missing, and a reconnect with both scopes fixes the same connection', async () => {
+    google.accounts = [{ id: '5656565656', name: 'Half Granted Co' }];
+    google.consent = [ADWORDS];
+    const landed = await connect('google-ads');
+    expect(Object.fromEntries(landed.searchParams)).toEqual({ platform: 'google_ads', connected: '1' });
+    const [narrow] = (await connections()).filter((connection) => connection.external_account_id === '5656565656');
+    expect(narrow).toMatchObject({
+      status: 'active',
+      status_reason: 'scope_missing',
+      reauthorize_required: true,
+      scopes: [ADWORDS],
+    });
+    // Its token is refused by the Data Manager API, as Google refuses a token without the scope.
+    expect((await dataManagerStatusWith(narrow!.id)).status).toBe(403);
+    // An admin accepted the terms meanwhile: a reconnect must not lose that.
+    const admin = await createUser(api, workspace, { role: 'admin' });
+    const adminAccess = (await login(api, admin)).access;
+    const accepted = await api.request(
+      `/api/v1/connections/${narrow!.id}/`,
+      send('PATCH', { customer_match_terms_accepted: true }, bearer(adminAccess)),
+    );
+    expect(accepted.status).toBe(200);
+
+    google.consent = [ADWORDS, DATAMANAGER];
+    expect((await connect('google-ads')).searchParams.get('connected')).toBe('1');
+    const again = (await connections()).filter((connection) => connection.external_account_id === '5656565656');
+    expect(again).toHaveLength(1);
+    expect(again[0]).toMatchObject({
+      id: narrow!.id,
+      status: 'active',
+      status_reason: null,
+      reauthorize_required: false,
+      scopes: [ADWORDS, DATAMANAGER],
+      customer_match_terms_accepted: true,
+    });
+    // The token it now holds gets past the Data Manager API's scope check (to its answer about an unknown request).
+    expect((await dataManagerStatusWith(narrow!.id)).status).not.toBe(403);
+  });
+
   it('reports a refused consent, a narrowed scope and a refused code on the redirect, writing nothing', async () => {
     google.accounts = [{ id: '4567890123', name: 'Never Connected' }];
     google.consent = 'deny';
@@ -170,7 +226,11 @@ describe('connecting ad accounts by OAuth (SPEC section 6)', () => {
     google.consent = ['openid', 'email'];
     expect((await connect('google-ads')).searchParams.get('error')).toBe('scope_missing');
 
-    google.consent = [ADWORDS];
+    // Data Manager alone is no Google Ads connection: the accounts cannot even be listed.
+    google.consent = [DATAMANAGER];
+    expect((await connect('google-ads')).searchParams.get('error')).toBe('scope_missing');
+
+    google.consent = [ADWORDS, DATAMANAGER];
     const started = (await (await start('google-ads')).json()) as { authorization_url: string };
     const state = new URL(started.authorization_url).searchParams.get('state')!;
     const refused = await followCallback(
@@ -209,6 +269,13 @@ describe('connecting ad accounts by OAuth (SPEC section 6)', () => {
     const started = await start('google-ads');
     expect(started.headers.get('set-cookie')).toMatch(
       /^connection_flow=[\w-]{43}; Path=\/oauth\/connections\/; Max-Age=600; HttpOnly; SameSite=Lax$/,
+    );
+    // The cookie is part of the contract: generated clients and Swagger UI see it.
+    const document = (await (await api.request('/api/schema/')).json()) as {
+      paths: Record<string, Record<string, { responses: Record<string, { headers?: Record<string, unknown> }> }>>;
+    };
+    expect(Object.keys(document.paths['/oauth/connections/{platform}/start']!.post!.responses['200']!.headers ?? {})).toContain(
+      'Set-Cookie',
     );
     const { authorization_url } = (await started.json()) as { authorization_url: string };
     const callback = new URL((await fetch(authorization_url, { redirect: 'manual' })).headers.get('location')!);
@@ -284,15 +351,33 @@ describe('connecting ad accounts by OAuth (SPEC section 6)', () => {
     const [connection] = (await connections()).filter((candidate) => candidate.external_account_id === '7890123456');
     const created = await api.request(
       '/api/v1/signals/',
-      json({ name: 'Purchases', signal_type: 'conversion', connection: connection!.id }, bearer(editor.access)),
+      json(
+        { name: 'Purchases', signal_type: 'conversion', connection: connection!.id, config: { conversion_action_id: '123456789' } },
+        bearer(editor.access),
+      ),
     );
     const signal = (await created.json()) as { id: number };
     expect((await api.request(`/api/v1/signals/${signal.id}/`, send('PATCH', { status: 1 }, bearer(editor.access)))).status).toBe(200);
+
+    // An admin's endpoint hears of it (SPEC 10.5); this app runs no workers, so the delivery waits in its row.
+    const admin = bearer((await login(api, await createUser(api, workspace, { role: 'admin' }))).access);
+    const hook = await api.request(
+      '/api/v1/webhooks/',
+      json({ url: 'http://127.0.0.1:9/hook', events: ['connection.reauthorization_required'] }, admin),
+    );
+    const webhook = ((await hook.json()) as { id: number }).id;
 
     google.revoked.add(refreshToken);
     api.clock.advance(DAY_MS + HOUR_MS);
     const counts = await api.app.get(ConnectionSweep).sweep();
     expect(counts.lost).toBeGreaterThanOrEqual(1);
+    const bodies: { body: string }[] = await api.dataSource.query('SELECT body FROM webhook_deliveries WHERE webhook_id = $1', [webhook]);
+    expect(bodies.map((row) => JSON.parse(row.body) as { type: string; data: { id: number; status: string } })).toContainEqual(
+      expect.objectContaining({
+        type: 'connection.reauthorization_required',
+        data: expect.objectContaining({ id: connection!.id, status: 'expired', reauthorize_required: true }),
+      }),
+    );
 
     const [lost] = (await connections()).filter((candidate) => candidate.id === connection!.id);
     expect(lost).toMatchObject({ status: 'expired', status_reason: 'invalid_grant', reauthorize_required: true });

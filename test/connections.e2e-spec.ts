@@ -18,6 +18,8 @@ import {
 import { startTestApp, type TestApp } from './support/test-app.js';
 
 const BASE = '/api/v1/connections/';
+const ADWORDS = 'https://www.googleapis.com/auth/adwords';
+const DATAMANAGER = 'https://www.googleapis.com/auth/datamanager';
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const FIELDS = [
   'id',
@@ -29,6 +31,7 @@ const FIELDS = [
   'status_reason',
   'reauthorize_required',
   'scopes',
+  'customer_match_terms_accepted',
   'connected_by',
   'token_expires_at',
   'last_refreshed_at',
@@ -100,7 +103,10 @@ interface ConnectionBody {
   external_account_id: string;
   account_name: string;
   status: string;
+  status_reason: string | null;
+  reauthorize_required: boolean;
   scopes: string[];
+  customer_match_terms_accepted: boolean;
   connected_by: number | null;
   token_expires_at: string | null;
   last_refreshed_at: string | null;
@@ -148,6 +154,7 @@ describe('connections (SPEC section 3)', () => {
       accountName?: string;
       accessToken?: string;
       refreshToken?: string;
+      scopes?: string[];
       connectedBy?: number;
       tokenExpiresAt?: Date;
       lastRefreshedAt?: Date;
@@ -165,7 +172,7 @@ describe('connections (SPEC section 3)', () => {
             externalAccountId: `${++counter}${randomBytes(3).toString('hex')}`,
             accountName: options.accountName ?? `Account ${counter}`,
             status: options.status ?? 'active',
-            scopes: platform === 'google_ads' ? ['https://www.googleapis.com/auth/adwords'] : ['ads_management', 'ads_read'],
+            scopes: options.scopes ?? (platform === 'google_ads' ? [ADWORDS, DATAMANAGER] : ['ads_management', 'ads_read']),
             connectedBy: options.connectedBy ?? null,
             tokenExpiresAt: options.tokenExpiresAt ?? null,
             lastRefreshedAt: options.lastRefreshedAt ?? null,
@@ -218,7 +225,8 @@ describe('connections (SPEC section 3)', () => {
         status: 'active',
         status_reason: null,
         reauthorize_required: false,
-        scopes: ['https://www.googleapis.com/auth/adwords'],
+        scopes: [ADWORDS, DATAMANAGER],
+        customer_match_terms_accepted: false,
         connected_by: editor.id,
         token_expires_at: '2030-01-02T03:04:05.678Z',
         last_refreshed_at: '2029-12-31T23:59:59.001Z',
@@ -300,7 +308,10 @@ describe('connections (SPEC section 3)', () => {
       });
       expect(collection.get!.description).toMatch(/OAuth flow/);
       expect(collection.get!.description).toMatch(/audience-admin connection create/);
-      expect(Object.keys(document.components.schemas.UpdateConnectionDto!.properties)).toEqual(['account_name']);
+      expect(Object.keys(document.components.schemas.UpdateConnectionDto!.properties)).toEqual([
+        'account_name',
+        'customer_match_terms_accepted',
+      ]);
       expect(Object.keys(document.components.schemas.ConnectionDto!.properties).sort()).toEqual([...FIELDS].sort());
     });
 
@@ -590,7 +601,21 @@ describe('connections (SPEC section 3)', () => {
       expect((await list(`?customer=${workspace.customerId}`)).body).toMatchObject({ count: 0, results: [] });
     });
 
+    it('searches account names, ignoring letter case and taking LIKE wildcards literally', async () => {
+      const renamed = (await list('?search=RENAMED')).body;
+      expect(renamed.results.map((row) => row.id).sort((a, b) => a - b)).toEqual([ids[3]!, ids[10]!]);
+      const tens = (await list('?search=list 0&page_size=100')).body;
+      expect(tens.results.map((row) => row.account_name).sort()).toEqual(
+        ['00', '01', '02', '03', '04', '05', '06', '07', '08', '09'].map((n) => `List ${n}`),
+      );
+      expect((await list('?search=%25')).body.count).toBe(0);
+      expect((await list('?search=_')).body.count).toBe(0);
+      // With another filter: of the two renamed, only the fourth (index 3) is on Meta.
+      expect((await list('?search=renamed&platform=meta_ads')).body.results.map((row) => row.id)).toEqual([ids[3]!]);
+    });
+
     it.each([
+      [`?search=${'x'.repeat(256)}`, 400, 'search'],
       ['?platform=tiktok_ads', 400, 'platform'],
       ['?status=paused', 400, 'status'],
       ['?customer=abc', 400, 'customer'],
@@ -626,6 +651,98 @@ describe('connections (SPEC section 3)', () => {
       expect(descending.map((row) => row.id)).toEqual([...ascending].reverse().map((row) => row.id));
       // created_at follows insertion, as id does; the others must really differ from it.
       if (['name', 'updated_at', 'status'].includes(field)) expect(ascending.map((row) => row.id)).not.toEqual([...ids]);
+    });
+  });
+
+  describe('Google scopes and the Customer Match terms (SPEC 10.3)', () => {
+    const admin = async () => bearer((await login(api, await createUser(api, workspace, { role: 'admin' }))).access);
+    const terms = async (id: number) => (await rowOf(id))!.customer_match_terms_accepted;
+
+    it('reports an active Google grant without datamanager as scope_missing, needing a reconnect; Meta and lost grants keep their own reasons', async () => {
+      const adwordsOnly = await connect(workspace, { scopes: [ADWORDS] });
+      // Registered by the CLI, or stored before the flow asked for datamanager: no record of the scope.
+      const noScopes = await connect(workspace, { scopes: [] });
+      const complete = await connect(workspace);
+      const meta = await connect(workspace, { platform: 'meta_ads', scopes: [] });
+      const lost = await connect(workspace, { scopes: [ADWORDS], status: 'expired' });
+      await api.dataSource.query(`UPDATE connections SET status_reason = 'invalid_grant' WHERE id = $1`, [lost]);
+      const read = async (id: number) => (await (await get(`${BASE}${id}/`)).json()) as ConnectionBody;
+      for (const id of [adwordsOnly, noScopes])
+        expect(await read(id)).toMatchObject({ status: 'active', status_reason: 'scope_missing', reauthorize_required: true });
+      expect(await read(complete)).toMatchObject({ status: 'active', status_reason: null, reauthorize_required: false });
+      expect(await read(meta)).toMatchObject({ status: 'active', status_reason: null, reauthorize_required: false });
+      expect(await read(lost)).toMatchObject({ status: 'expired', status_reason: 'invalid_grant', reauthorize_required: true });
+      // Nothing is stored for it: the reason follows the scopes, and `status=active` still lists the connection.
+      expect((await rowOf(adwordsOnly))!.status_reason).toBeNull();
+      const active = (await (await get(`${BASE}?status=active&page_size=100`)).json()) as { results: ConnectionBody[] };
+      expect(active.results.map((row) => row.id)).toContain(adwordsOnly);
+    });
+
+    it('lets an admin accept and withdraw the terms on a Google connection, which starts false', async () => {
+      const id = await connect(workspace);
+      const headers = await admin();
+      const before = (await (await get(`${BASE}${id}/`)).json()) as ConnectionBody;
+      expect(before.customer_match_terms_accepted).toBe(false);
+      const accepted = await patch(id, { customer_match_terms_accepted: true }, headers);
+      expect(accepted.status).toBe(200);
+      const body = (await accepted.json()) as ConnectionBody;
+      expect(body).toEqual({ ...before, customer_match_terms_accepted: true, updated_at: expect.stringMatching(ISO) });
+      expect(Date.parse(body.updated_at)).toBeGreaterThan(Date.parse(before.updated_at));
+      expect(await terms(id)).toBe(true);
+      // Renaming and withdrawing in one PATCH.
+      const withdrawn = await patch(id, { account_name: 'Renamed', customer_match_terms_accepted: false }, headers);
+      expect(await withdrawn.json()).toMatchObject({ account_name: 'Renamed', customer_match_terms_accepted: false });
+      expect(await terms(id)).toBe(false);
+    });
+
+    it('refuses an editor and a write key changing the terms with 403, changing nothing, but takes the value sent back unchanged', async () => {
+      const id = await connect(workspace, { accountName: 'Terms guarded' });
+      const writeKey = { authorization: `Api-Key ${(await createApiKey(api, workspace, { scope: 'write' })).key}` };
+      for (const headers of [auth, writeKey]) {
+        const response = await patch(id, { account_name: 'Sneaked rename', customer_match_terms_accepted: true }, headers);
+        expect(response.status).toBe(403);
+        const problem = (await response.json()) as { code: string; detail: string };
+        expect(problem.code).toBe('permission_denied');
+        expect(problem.detail).toMatch(/^Only an admin can change a connection's Customer Match terms/);
+      }
+      expect(await rowOf(id)).toMatchObject({ account_name: 'Terms guarded', customer_match_terms_accepted: false });
+      // A client that PATCHes back what it read is not refused for the field it did not change.
+      const echoed = await patch(id, { account_name: 'Editor rename', customer_match_terms_accepted: false });
+      expect(echoed.status).toBe(200);
+      expect(await rowOf(id)).toMatchObject({ account_name: 'Editor rename', customer_match_terms_accepted: false });
+
+      expect((await patch(id, { customer_match_terms_accepted: true }, await admin())).status).toBe(200);
+      expect((await patch(id, { customer_match_terms_accepted: false })).status).toBe(403);
+      expect((await patch(id, { customer_match_terms_accepted: true })).status).toBe(200);
+      expect(await terms(id)).toBe(true);
+    });
+
+    it('refuses accepting terms on a Meta connection with 400, and the table refuses it too', async () => {
+      const id = await connect(workspace, { platform: 'meta_ads' });
+      const response = await patch(id, { customer_match_terms_accepted: true }, await admin());
+      expect(await errorsOf(response)).toEqual({
+        customer_match_terms_accepted: ["Customer Match terms are Google's; a Meta connection has none to accept."],
+      });
+      expect(await terms(id)).toBe(false);
+      // Sent back as read (always false on Meta), it changes nothing.
+      const echoed = await patch(id, { customer_match_terms_accepted: false });
+      expect(echoed.status).toBe(200);
+      expect(await echoed.json()).toMatchObject({ platform: 'meta_ads', customer_match_terms_accepted: false });
+      await expect(api.dataSource.query(`UPDATE connections SET customer_match_terms_accepted = true WHERE id = $1`, [id])).rejects.toThrow(
+        /connections_customer_match_terms_check/,
+      );
+    });
+
+    it.each([
+      ['a string', 'true', 'Must be a valid boolean.'],
+      ['a number', 1, 'Must be a valid boolean.'],
+      ['null', null, 'This field may not be null.'],
+    ])('refuses %s for customer_match_terms_accepted with 400', async (_case, value, message) => {
+      const id = await connect(workspace);
+      expect(await errorsOf(await patch(id, { customer_match_terms_accepted: value }, await admin()))).toEqual({
+        customer_match_terms_accepted: [message],
+      });
+      expect(await terms(id)).toBe(false);
     });
   });
 

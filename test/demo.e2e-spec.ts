@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { seedDemoData } from '../src/demo/demo-data.js';
+import { DEMO_PEOPLE, seedDemoData } from '../src/demo/demo-data.js';
 import { ensureDemoWorkspace } from '../src/demo/demo-workspace.js';
 import { bearer, login } from './support/factories.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
@@ -40,6 +40,15 @@ describe('demo workspace', () => {
     expect(models.filter((model) => model.status === 'ready')).toHaveLength(2);
     expect(signals.map((signal) => signal.status)).toContain(1);
     for (const item of [...audiences, ...signals, ...models, ...connections]) expect(item.customer).toBe(demo!.customer);
+    // People with scores, and an upload list: the audiences have members to compute.
+    const people = (await (await api.request('/api/v1/people/?page_size=1', { headers: bearer(access) })).json()) as { count: number };
+    expect(people.count).toBe(DEMO_PEOPLE);
+    const [scores] = await api.dataSource.query('SELECT count(*)::int AS n FROM model_scores WHERE customer_id = $1', [demo!.customer]);
+    expect(scores.n).toBe(2 * DEMO_PEOPLE);
+    const upload = audiences.find((audience) => (audience as { source_type?: string }).source_type === 'upload') as unknown as {
+      size: number;
+    };
+    expect(upload.size).toBe(DEMO_PEOPLE / 4);
 
     // Later starts read the saved credentials and seed nothing; another data directory on a
     // database that has workspaces gets no demo at all.

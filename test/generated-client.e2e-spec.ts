@@ -21,7 +21,7 @@ import type { paths } from './api.js';
 const [baseUrl, access] = process.argv.slice(2);
 const client = createClient<paths>({ baseUrl, headers: { Authorization: \`Bearer \${access}\` } });
 
-const created = await client.POST('/api/v1/audiences/', { body: { name: 'Generated client', source_type: 'rules', rules: { country: 'DE' } } });
+const created = await client.POST('/api/v1/audiences/', { body: { name: 'Generated client', source_type: 'rules', rules: { trait: 'country', op: 'eq', value: 'DE' } } });
 if (!created.data) throw new Error(\`create failed: \${JSON.stringify(created.error)}\`);
 const id: number = created.data.id;
 const read = await client.GET('/api/v1/audiences/{id}/', { params: { path: { id } } });

@@ -27,8 +27,16 @@ describe('operations endpoints', () => {
     expect(response.headers.get('content-type')).toContain('text/plain');
     const text = await response.text();
     expect(text).toMatch(/http_request_duration_seconds_bucket\{.*method="GET".*route="\/healthz".*status="200".*\}/);
-    expect(text).toContain('db_pool_connections_total');
+    expect(text).toMatch(/^db_pool_connections \d+$/m);
     expect(text).toContain('db_pool_requests_waiting');
+    expect(text).toMatch(/^build_info\{version="\d+\.\d+\.\d+",node="v\d+\.\d+\.\d+"\} 1$/m);
+  });
+
+  it('keeps to the Prometheus naming rules promtool checks: no gauge named like a counter', async () => {
+    const text = await (await api.request('/metrics')).text();
+    const gauges = [...text.matchAll(/^# TYPE (\S+) gauge$/gm)].map((match) => match[1]);
+    expect(gauges.length).toBeGreaterThan(0);
+    expect(gauges.filter((name) => name!.endsWith('_total'))).toEqual([]);
   });
 
   it('counts credential-cache hits, misses and invalidations, and times pool checkouts', async () => {

@@ -69,6 +69,24 @@ describe('absolute links and the Host header', () => {
     }
   });
 
+  it('refuses a Host that is more than a host and a port with 400, whatever the route, so no link or redirect is built on it', async () => {
+    const api = await startTestApp({ ALLOWED_HOSTS: '127.0.0.1' });
+    try {
+      const auth = await workspaceWithTwoAudiences(api);
+      for (const host of ['127.0.0.1:80@evil.example', '127.0.0.1/evil.example', 'user@127.0.0.1']) {
+        for (const path of ['/api/v1/audiences/?page_size=1', '/healthz', '/api/v1/auth/o/google-oauth2/?redirect_uri=http://127.0.0.1/']) {
+          const answer = await call(api, path, { ...auth, host });
+          expect({ host, path, status: answer.status, body: answer.body }).toMatchObject({
+            status: 400,
+            body: { code: 'validation_error', errors: { host: ['Host must be a host name or address with an optional port (RFC 9110).'] } },
+          });
+        }
+      }
+    } finally {
+      await api.close();
+    }
+  });
+
   it('builds links on PUBLIC_BASE_URL whatever the Host, and does not believe X-Forwarded-* for it', async () => {
     const api = await startTestApp({ PUBLIC_BASE_URL: 'https://api.example.com' });
     try {

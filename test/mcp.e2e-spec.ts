@@ -152,22 +152,50 @@ describe('MCP (SPEC sections 2 and 7)', () => {
         const create = tool(`create_${resource}`);
         expect(create.inputSchema.properties).toEqual((json(`Create${dto}Dto`) as { properties: unknown }).properties);
         expect(create.inputSchema.required).toEqual(schemas[`Create${dto}Dto`]!.required);
-        expect(create.outputSchema).toEqual(json(`${dto}Dto`));
+        // One audience is answered with its destinations (AudienceDetailDto), as REST does.
+        const answered = dto === 'Audience' ? 'AudienceDetailDto' : `${dto}Dto`;
+        expect(create.outputSchema).toEqual(json(answered));
         const update = tool(`update_${resource}`);
         expect(Object.keys(update.inputSchema.properties!).sort()).toEqual(
           ['id', ...Object.keys(schemas[`Update${dto}Dto`]!.properties)].sort(),
         );
-        expect(update.outputSchema).toEqual(json(`${dto}Dto`));
+        expect(update.outputSchema).toEqual(json(answered));
       }
       for (const [name, dto] of [
-        ['get_audience', 'AudienceDto'],
+        ['get_audience', 'AudienceDetailDto'],
+        ['get_sync', 'SyncRunDto'],
         ['get_signal', 'SignalDto'],
         ['get_ai_model_instance', 'AiModelInstanceDto'],
         ['get_connection', 'ConnectionDto'],
+        ['get_person', 'PersonDto'],
       ] as const)
         expect(tool(name).outputSchema).toEqual(json(dto));
       // Portable: several MCP clients read `type` as one string (the MCP Inspector's type-union check).
       expect(JSON.stringify(tools)).not.toMatch(/"type":\[/);
+      await client.close();
+    });
+
+    it('list_people and get_person read people as REST does, with their audiences and never an identifier', async () => {
+      const client = await connect((await createToken(editorJwt)).body.token);
+      const written = await api.request(
+        '/api/v1/people/batch/',
+        send(
+          'POST',
+          { people: [{ external_id: 'mcp-person', identifiers: { email: 'mcp.person@example.com' }, traits: { plan: 'pro' } }] },
+          bearer(editorJwt),
+        ),
+      );
+      expect(written.status).toBe(200);
+      const list = structured(await client.callTool({ name: 'list_people', arguments: { external_id: 'mcp-person' } }));
+      expect(list).toMatchObject({ count: 1, next_page: null, previous_page: null });
+      const person = (list.results as Record<string, unknown>[])[0]!;
+      expect(person).toMatchObject({ external_id: 'mcp-person', traits: { plan: 'pro' }, matched_keys: ['email'], audiences: [] });
+      expect(structured(await client.callTool({ name: 'get_person', arguments: { id: person.id } }))).toEqual(person);
+      expect(JSON.stringify(list)).not.toContain('mcp.person@example.com');
+      const audience = structured(
+        await client.callTool({ name: 'create_audience', arguments: { name: 'MCP members', source_type: 'rules' } }),
+      );
+      expect(audience).toMatchObject({ size: null, members_updated_at: null });
       await client.close();
     });
 
@@ -195,7 +223,14 @@ describe('MCP (SPEC sections 2 and 7)', () => {
       expect(rest).toEqual(created);
       expect(structured(await client.callTool({ name: 'get_audience', arguments: { id: created.id } }))).toEqual(created);
       const list = structured(await client.callTool({ name: 'list_audiences', arguments: { search: 'agent', page_size: 5 } }));
-      expect(list).toMatchObject({ count: 1, next: null, previous: null });
+      expect(list).toMatchObject({ count: 1, next_page: null, previous_page: null });
+      // Pages are asked for by number, with the tool's own `page` argument: no REST link an agent could not follow.
+      await client.callTool({ name: 'create_audience', arguments: { name: 'From an agent, again', source_type: 'rules' } });
+      const first = structured(await client.callTool({ name: 'list_audiences', arguments: { search: 'agent', page_size: 1 } }));
+      expect(first).toMatchObject({ count: 2, next_page: 2, previous_page: null });
+      const second = structured(await client.callTool({ name: 'list_audiences', arguments: { search: 'agent', page_size: 1, page: 2 } }));
+      expect(second).toMatchObject({ count: 2, next_page: null, previous_page: 1 });
+      expect(JSON.stringify([first, second])).not.toMatch(/https?:\/\//);
       const updated = structured(await client.callTool({ name: 'update_audience', arguments: { id: created.id, status: 'active' } }));
       expect(updated.status).toBe('active');
 
@@ -222,7 +257,10 @@ describe('MCP (SPEC sections 2 and 7)', () => {
         detail: 'Invalid page.',
       });
       // A tool that does not exist is a protocol error (JSON-RPC -32602), not a tool result.
-      await expect(client.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toMatchObject({ code: -32602 });
+      await expect(client.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toMatchObject({
+        code: -32602,
+        message: 'MCP error -32602: Unknown tool "no_such_tool". Call tools/list for the available tools.',
+      });
       await client.close();
     });
 
@@ -246,13 +284,24 @@ describe('MCP (SPEC sections 2 and 7)', () => {
           'get_ai_model_instance',
           'list_connections',
           'get_connection',
+          'list_people',
+          'get_person',
+          'list_syncs',
+          'get_sync',
+          'start_sync',
         ].sort(),
       );
 
       const signal = structured(
         await client.callTool({
           name: 'create_signal',
-          arguments: { name: 'Agent signal', signal_type: 'score', connection: connection.id, model_instance: model.id },
+          arguments: {
+            name: 'Agent signal',
+            signal_type: 'score',
+            connection: connection.id,
+            model_instance: model.id,
+            config: { conversion_action_id: '123456789' },
+          },
         }),
       );
       expect(signal).toMatchObject({ status: 0, connection: connection.id, model_instance: model.id, customer: workspace.customerId });
@@ -294,6 +343,37 @@ describe('MCP (SPEC sections 2 and 7)', () => {
         'validation_error',
       );
       expect(toolError(await client.callTool({ name: 'get_connection', arguments: { id: 99999999 } })).code).toBe('not_found');
+      await client.close();
+    });
+
+    it('start_sync, list_syncs and get_sync start and read runs as REST does; a viewer may read but not start one', async () => {
+      const connection = await createConnection(api, workspace, { status: 'active' });
+      const client = await connect((await createToken(editorJwt)).body.token);
+      const audience = structured(
+        await client.callTool({
+          name: 'create_audience',
+          arguments: { name: 'MCP synced', source_type: 'upload', connections: [connection.id], status: 'active' },
+        }),
+      );
+      expect(audience.destinations).toEqual([
+        expect.objectContaining({ connection: connection.id, platform: 'google_ads', last_run: null }),
+      ]);
+      const started = structured(await client.callTool({ name: 'start_sync', arguments: { audience: audience.id, dry_run: true } }));
+      const run = (started.runs as Record<string, unknown>[])[0]!;
+      expect(run).toMatchObject({ audience: audience.id, connection: connection.id, dry_run: true, status: 'queued', trigger: 'manual' });
+      expect(structured(await client.callTool({ name: 'get_sync', arguments: { id: run.id } }))).toEqual(run);
+      const listed = structured(await client.callTool({ name: 'list_syncs', arguments: { audience: audience.id } }));
+      expect(listed).toMatchObject({ count: 1, results: [run] });
+      expect(
+        toolError(await client.callTool({ name: 'start_sync', arguments: { audience: audience.id, connection: 999_999_999 } })).code,
+      ).toBe('validation_error');
+      const viewer = await createUser(api, workspace, { role: 'viewer' });
+      const viewing = await connect((await createToken((await login(api, viewer)).access)).body.token);
+      expect(structured(await viewing.callTool({ name: 'get_sync', arguments: { id: run.id } }))).toEqual(run);
+      expect(toolError(await viewing.callTool({ name: 'start_sync', arguments: { audience: audience.id } })).code).toBe(
+        'permission_denied',
+      );
+      await viewing.close();
       await client.close();
     });
 
@@ -352,6 +432,22 @@ describe('MCP (SPEC sections 2 and 7)', () => {
     it('refuses an MCP token on /api/v1/ with 401', async () => {
       const { token } = (await createToken(editorJwt)).body;
       expect((await api.request('/api/v1/audiences/', { headers: bearer(token) })).status).toBe(401);
+    });
+
+    it('refuses a JSON-RPC batch with one error instead of running its calls (MCP 2025-06-18 has no batches)', async () => {
+      const { token } = (await createToken(editorJwt)).body;
+      const call = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'list_audiences', arguments: {} } });
+      const response = await api.request('/mcp', {
+        method: 'POST',
+        headers: { ...bearer(token), 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify(Array.from({ length: 100 }, (_, index) => call(index + 1))),
+      });
+      expect(response.status).toBe(400);
+      expect(await response.json()).toEqual({
+        jsonrpc: '2.0',
+        error: { code: -32600, message: 'JSON-RPC batches are not supported: send one message per request.' },
+        id: null,
+      });
     });
 
     it('answers GET and DELETE on /mcp with 405', async () => {

@@ -1,6 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { Validator } from '@seriousme/openapi-schema-validator';
+import { bearer, createUser, createWorkspace, json, login } from './support/factories.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 
 const COMMITTED = fileURLToPath(new URL('../openapi.json', import.meta.url));
@@ -129,6 +130,36 @@ describe('OpenAPI document', () => {
     expect(missing).toEqual([]);
   });
 
+  it('names the members of every numeric enum (x-enum-varnames), so generators do not emit NUMBER_0', async () => {
+    const document = (await (await api.request('/api/schema/')).json()) as object;
+    const unnamed: string[] = [];
+    const visit = (node: unknown, path: string): void => {
+      if (typeof node !== 'object' || node === null) return;
+      const schema = node as { type?: string; enum?: unknown[]; 'x-enum-varnames'?: string[] };
+      if ((schema.type === 'integer' || schema.type === 'number') && Array.isArray(schema.enum)) {
+        if (schema['x-enum-varnames']?.length !== schema.enum.length) unnamed.push(path);
+      }
+      for (const [key, value] of Object.entries(node)) visit(value, `${path}/${key}`);
+    };
+    visit(document, '');
+    expect(unnamed).toEqual([]);
+  });
+
+  it("marks the web interface's own endpoints internal, so generated SDKs leave them out", async () => {
+    const document = (await (await api.request('/api/schema/')).json()) as {
+      paths: Record<string, Record<string, { 'x-internal'?: boolean }>>;
+    };
+    for (const [path, item] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        expect({ path, method, internal: operation['x-internal'] === true }).toEqual({
+          path,
+          method,
+          internal: path.startsWith('/app/session/'),
+        });
+      }
+    }
+  });
+
   it('describes every tag its operations use', async () => {
     const document = (await (await api.request('/api/schema/')).json()) as {
       tags?: { name: string; description?: string }[];
@@ -149,6 +180,63 @@ describe('OpenAPI document', () => {
         .map(([field]) => `${name}.${field}`),
     );
     expect(missing).toEqual([]);
+  });
+
+  it('names whom to contact and where the guides are (info.contact, externalDocs)', async () => {
+    const document = (await (await api.request('/api/schema/')).json()) as {
+      info: { contact?: { name?: string } };
+      externalDocs?: { url?: string; description?: string };
+    };
+    expect(document.info.contact?.name).toBe(api.config.apiDocument.contactName);
+    expect(document.externalDocs).toEqual({ description: expect.any(String), url: api.config.apiDocument.docsUrl });
+  });
+
+  it('shapes JWTs, request ids, emails, URIs and the RateLimit headers, and real answers fit those shapes', async () => {
+    type Shaped = { format?: string; pattern?: string };
+    const document = (await (await api.request('/api/schema/')).json()) as {
+      components: { schemas: Record<string, { properties: Record<string, Shaped> }>; headers: Record<string, { schema: Shaped }> };
+      paths: Record<string, Record<string, { parameters?: { name: string; schema: Shaped }[] }>>;
+    };
+    const { schemas, headers } = document.components;
+    const shapes = {
+      jwt: [
+        schemas.TokenPairDto!.properties.access!,
+        schemas.TokenPairDto!.properties.refresh!,
+        schemas.TokenRefreshDto!.properties.refresh!,
+      ],
+      requestId: [headers['X-Request-Id']!.schema, schemas.ProblemDetailsDto!.properties.request_id!],
+      email: [
+        schemas.TokenObtainDto!.properties.email!,
+        schemas.CurrentUserDto!.properties.email!,
+        schemas.SocialLoginUserDto!.properties.email!,
+      ],
+      uri: [schemas.SocialLoginDto!.properties.redirect_uri!, schemas.SocialLoginDto!.properties.iss!],
+      rateLimit: [headers.RateLimit!.schema, headers['RateLimit-Policy']!.schema, headers['WWW-Authenticate']!.schema],
+    };
+    for (const [kind, list] of Object.entries(shapes))
+      for (const schema of list)
+        expect({ kind, shaped: schema.format !== undefined || schema.pattern !== undefined }).toEqual({ kind, shaped: true });
+    expect(shapes.email.map((schema) => schema.format)).toEqual(['email', 'email', 'email']);
+    expect(shapes.uri.map((schema) => schema.format)).toEqual(['uri', 'uri']);
+
+    const fits = (value: string | null, schema: Shaped) => value !== null && new RegExp(schema.pattern!).test(value);
+    const user = await createUser(api, await createWorkspace(api));
+    const pair = await login(api, user);
+    for (const token of [pair.access, pair.refresh]) expect(fits(token, shapes.jwt[0]!)).toBe(true);
+    const listed = await api.request('/api/v1/audiences/', { headers: { ...bearer(pair.access), 'x-request-id': 'trace.1:a-b_c' } });
+    expect(listed.headers.get('x-request-id')).toBe('trace.1:a-b_c');
+    expect(fits(listed.headers.get('ratelimit'), headers.RateLimit!.schema)).toBe(true);
+    expect(fits(listed.headers.get('ratelimit-policy'), headers['RateLimit-Policy']!.schema)).toBe(true);
+    for (const unauthorised of [
+      await api.request('/api/v1/audiences/'),
+      await api.request('/api/v1/jwt/verify/', json({ token: 'not-a-token' })),
+      await api.request('/mcp', json({ jsonrpc: '2.0', id: 1, method: 'ping' })),
+    ]) {
+      expect(unauthorised.status).toBe(401);
+      expect(fits(unauthorised.headers.get('www-authenticate'), headers['WWW-Authenticate']!.schema)).toBe(true);
+      const problem = (await unauthorised.json()) as { request_id: string };
+      expect(fits(problem.request_id, headers['X-Request-Id']!.schema)).toBe(true);
+    }
   });
 
   it('serves Swagger UI at /api/docs/', async () => {

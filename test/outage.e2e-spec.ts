@@ -1,6 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { createServer } from 'node:net';
+import { createServer, type Socket } from 'node:net';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import type { Logger } from 'pino';
@@ -351,8 +351,11 @@ describe('unavailableDependency, on errors as pg, TypeORM and ioredis raise them
     const client = new pg.Client({ connectionString: refused.toString() });
     expect(unavailableDependency(await failureOf(() => client.connect()))).toBe('database');
 
-    // A server that accepts and never answers.
-    const silent = createServer(() => {});
+    // A server that accepts and never answers. It never reads either, so it would not see the
+    // client give up: the connections it took are closed by hand, or they would keep the test's
+    // process alive after the run (Jest: "a worker process has failed to exit gracefully").
+    const accepted: Socket[] = [];
+    const silent = createServer((socket) => accepted.push(socket));
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const hanging = new URL(database.url);
     hanging.port = String((silent.address() as { port: number }).port);
@@ -361,7 +364,8 @@ describe('unavailableDependency, on errors as pg, TypeORM and ioredis raise them
     expect((timedOut as Error).message).toBe('Connection terminated due to connection timeout');
     expect(unavailableDependency(timedOut)).toBe('database');
     await hangingPool.end();
-    silent.close();
+    for (const socket of accepted) socket.destroy();
+    await new Promise((resolve) => silent.close(resolve));
 
     const pool = new pg.Pool({ connectionString: database.url, max: 1, connectionTimeoutMillis: 200 });
     const held = await pool.connect();

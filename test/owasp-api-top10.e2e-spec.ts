@@ -42,11 +42,13 @@ import { startTestApp, TEST_ENV, type TestApp } from './support/test-app.js';
  */
 
 const AUDIENCES = '/api/v1/audiences/';
+const PEOPLE = '/api/v1/people/';
 const SIGNALS = '/api/v1/signals/';
 const MODELS = '/api/v1/ai-model-instances/';
 const CONNECTIONS = '/api/v1/connections/';
 const MCP_TOKENS = '/api/v1/mcp-tokens/';
 const ME = '/api/v1/users/me/';
+const WEBHOOKS = '/api/v1/webhooks/';
 /** A valid integer id that no test creates. */
 const MISSING_ID = 2_000_000_000;
 
@@ -186,6 +188,12 @@ function toolError(result: unknown): { code: string; detail: string; errors?: Re
   return JSON.parse(typed.content[0]!.text) as { code: string; detail: string; errors?: Record<string, string[]> };
 }
 
+/** What an active signal on each platform needs in its config (SPEC 10.4). */
+const SIGNAL_CONFIGS: Record<Platform, Record<string, string>> = {
+  google_ads: { conversion_action_id: '123456789' },
+  meta_ads: { pixel_id: '1234567890', event_name: 'Purchase', action_source: 'website' },
+};
+
 /** A connection as the OAuth flow stores it, its tokens encrypted by the app's own cipher. */
 async function connectWithTokens(
   api: TestApp,
@@ -234,6 +242,8 @@ interface Seeded {
   connectionTokens: string[];
   audience: number;
   signal: number;
+  person: number;
+  webhook: number;
 }
 
 async function seed(api: TestApp): Promise<Seeded> {
@@ -266,18 +276,28 @@ async function seed(api: TestApp): Promise<Seeded> {
           audience: audience.id,
           connection: connection.id,
           status: 1,
+          config: { conversion_action_id: '123456789' },
         },
         bearer(editorJwt),
       ),
     ),
   );
+  const people = { people: [{ external_id: `seed-${unique()}`, identifiers: { email: 'seed@example.com' }, traits: { seed: true } }] };
+  expect((await api.request(`${PEOPLE}batch/`, json(people, bearer(editorJwt)))).status).toBe(200);
+  const listed = (await (await api.request(PEOPLE, { headers: bearer(editorJwt) })).json()) as { results: { id: number }[] };
+  const writeKey = (await createApiKey(api, workspace, { scope: 'write' })).key;
+  const webhook = await created(
+    api.request(WEBHOOKS, json({ url: 'http://127.0.0.1:9/seed', events: ['sync.failed'] }, apiKeyHeader(writeKey))),
+  );
   return {
+    webhook: webhook.id,
+    person: listed.results[0]!.id,
     workspace,
     editor,
     viewer,
     editorJwt,
     viewerJwt,
-    writeKey: (await createApiKey(api, workspace, { scope: 'write' })).key,
+    writeKey,
     readKey: (await createApiKey(api, workspace, { scope: 'read' })).key,
     mcpToken: token.token,
     mcpTokenId: token.id,
@@ -290,7 +310,20 @@ async function seed(api: TestApp): Promise<Seeded> {
   };
 }
 
-const RESOURCE_TABLES = ['audiences', 'audience_connections', 'signals', 'ai_model_instances', 'connections'];
+const RESOURCE_TABLES = [
+  'audiences',
+  'audience_connections',
+  'signals',
+  'ai_model_instances',
+  'connections',
+  'people',
+  'person_identifiers',
+  'sync_runs',
+  'audience_destinations',
+  'sync_sent_members',
+  'webhooks',
+  'webhook_deliveries',
+];
 
 /** Every resource row of one workspace, as text: compared before and after an attack. */
 async function snapshot(api: TestApp, customerId: number): Promise<Record<string, string[]>> {
@@ -713,7 +746,10 @@ describe('API3:2023 Broken Object Property Level Authorization', () => {
     const activation = await expectProblem(
       await api.request(
         SIGNALS,
-        json({ name: 'On a dead grant', signal_type: 'score', connection: revoked.id, status: 1 }, bearer(a.editorJwt)),
+        json(
+          { name: 'On a dead grant', signal_type: 'score', connection: revoked.id, status: 1, config: SIGNAL_CONFIGS.google_ads },
+          bearer(a.editorJwt),
+        ),
       ),
       400,
       'validation_error',
@@ -793,16 +829,22 @@ describe('API3:2023 Broken Object Property Level Authorization', () => {
     );
     secrets.push(...keys.flatMap((row) => hex(row.key_hash)), ...tokens.flatMap((row) => hex(row.token_hash)));
     secrets.push(...ciphertexts.flatMap((row) => [...hex(row.access_token_encrypted), ...hex(row.refresh_token_encrypted)]));
+    const webhookSecrets: { secret: Buffer }[] = await api.dataSource.query('SELECT secret FROM webhooks WHERE customer_id = $1', [
+      a.workspace.customerId,
+    ]);
+    secrets.push(...webhookSecrets.flatMap((row) => hex(row.secret)));
 
     const answers: string[] = [];
     for (const headers of [bearer(a.editorJwt), apiKeyHeader(a.readKey)]) {
-      for (const path of [AUDIENCES, SIGNALS, MODELS, CONNECTIONS])
+      for (const path of [AUDIENCES, SIGNALS, MODELS, CONNECTIONS, WEBHOOKS])
         answers.push(await (await api.request(`${path}?page_size=100`, { headers })).text());
       for (const path of [
         `${AUDIENCES}${a.audience}/`,
         `${SIGNALS}${a.signal}/`,
         `${MODELS}${a.model}/`,
         `${CONNECTIONS}${a.connection}/`,
+        `${WEBHOOKS}${a.webhook}/`,
+        `${WEBHOOKS}${a.webhook}/deliveries/`,
       ]) {
         answers.push(await (await api.request(path, { headers })).text());
       }
@@ -980,8 +1022,54 @@ describe('API5:2023 Broken Function Level Authorization', () => {
       'DELETE /api/v1/ai-model-instances/:id': { path: `${MODELS}${a.model}/` },
       'PATCH /api/v1/connections/:id': { path: `${CONNECTIONS}${a.connection}/`, body: { account_name: 'Changed by a reader' } },
       'DELETE /api/v1/connections/:id': { path: `${CONNECTIONS}${a.connection}/` },
+      'POST /api/v1/people/batch': { path: `${PEOPLE}batch/`, body: { people: [{ external_id: 'made-by-a-reader' }] } },
+      'PATCH /api/v1/people/:id(^\\d+$)': { path: `${PEOPLE}${a.person}/`, body: { traits: { changed: true } } },
+      'DELETE /api/v1/people/:id(^\\d+$)': { path: `${PEOPLE}${a.person}/` },
+      // Refused by the guard before the body is read, so any body shows the 403.
+      'POST /api/v1/imports': { path: '/api/v1/imports/?target=people', body: {} },
+      'POST /api/v1/audiences/:id/members': {
+        path: `${AUDIENCES}${a.audience}/members/`,
+        body: { action: 'add', people: [{ external_id: 'made-by-a-reader' }] },
+      },
+      'POST /api/v1/ai-model-instances/:id/scores': {
+        path: `${MODELS}${a.model}/scores/`,
+        body: { scores: [{ external_id: 'x', score: 0.5 }] },
+      },
+      'POST /api/v1/syncs': { path: '/api/v1/syncs/', body: { audience: a.audience } },
+      // Refused by the guard before the run is looked up, so any id shows the 403.
+      'POST /api/v1/syncs/:id/cancel': { path: '/api/v1/syncs/1/cancel/' },
+      'POST /api/v1/signals/:id/events': {
+        path: `${SIGNALS}${a.signal}/events/`,
+        body: { events: [{ event_id: 'made-by-a-reader', event_time: new Date().toISOString(), gclid: 'x' }] },
+      },
     };
   }
+
+  /** One request per admin-only write route (webhooks, SPEC 10.5), on workspace A's objects. */
+  function adminWriteRequests(): Record<string, { path: string; body?: Record<string, unknown> }> {
+    return {
+      'POST /api/v1/webhooks': { path: WEBHOOKS, body: { url: 'http://127.0.0.1:9/reader', events: ['sync.failed'] } },
+      'PATCH /api/v1/webhooks/:id': { path: `${WEBHOOKS}${a.webhook}/`, body: { url: 'http://127.0.0.1:9/moved-by-a-reader' } },
+      'DELETE /api/v1/webhooks/:id': { path: `${WEBHOOKS}${a.webhook}/` },
+      'POST /api/v1/webhooks/:id/rotate-secret': { path: `${WEBHOOKS}${a.webhook}/rotate-secret/` },
+      'POST /api/v1/webhooks/:id/test': { path: `${WEBHOOKS}${a.webhook}/test/` },
+    };
+  }
+
+  it('refuses every admin-only write route to an editor JWT too, changing nothing', async () => {
+    const requests = adminWriteRequests();
+    expect(Object.keys(requests).sort()).toEqual(routesWith(/\(admin or write key\)$/).sort());
+    const before = await snapshot(api, a.workspace.customerId);
+    for (const headers of [bearer(a.editorJwt), bearer(a.viewerJwt), apiKeyHeader(a.readKey)]) {
+      for (const [route, request] of Object.entries(requests)) {
+        const method = route.split(' ')[0] as 'POST' | 'PATCH' | 'DELETE';
+        const response = await api.request(request.path, send(method, request.body, headers));
+        expect({ route, status: response.status }).toEqual({ route, status: 403 });
+        expect(((await response.json()) as Problem).code).toBe('permission_denied');
+      }
+    }
+    expect(await snapshot(api, a.workspace.customerId)).toEqual(before);
+  });
 
   it('refuses every write route to a viewer JWT and a read-scoped API key with 403, changing nothing', async () => {
     const requests = writeRequests();
@@ -1205,7 +1293,7 @@ describe('API7:2023 Server Side Request Forgery', () => {
     return inputs;
   }
 
-  it('takes no URL from a client: no body field or parameter of the API document is a URL or host', async () => {
+  it('takes no URL from a client but webhook endpoints: no other body field or parameter is a URL or host', async () => {
     const document = (await (await api.request('/api/schema/')).json()) as Parameters<typeof inputsOf>[0];
     const inputs = inputsOf(document);
     expect(inputs.length).toBeGreaterThan(20);
@@ -1219,10 +1307,21 @@ describe('API7:2023 Server Side Request Forgery', () => {
     // exactly, and `iss` must equal the configured issuer (test/social-login).
     expect(urlLike.map((input) => `${input.where} ${input.name}`)).toEqual([
       'GET /api/v1/auth/o/{provider}/ redirect_uri',
-      // Once per body media type: JSON and form.
+      // `iss` in the query string, then both once per body media type: JSON and form.
+      'POST /api/v1/auth/o/{provider}/ iss',
+      'POST /api/v1/auth/o/{provider}/ iss',
       'POST /api/v1/auth/o/{provider}/ redirect_uri',
+      'POST /api/v1/auth/o/{provider}/ iss',
       'POST /api/v1/auth/o/{provider}/ redirect_uri',
-      // The web interface's finish of the same flow (JSON only), with the same allow-list check.
+      // The page a signal event happened on (SPEC 10.4): stored and passed to Meta as given, never fetched.
+      'POST /api/v1/signals/{id}/events/.events[] event_source_url',
+      // A webhook's URL is fetched, by design (SPEC 10.5): in production it must be https and every
+      // address it resolves to public, checked on create and update and again before each delivery,
+      // which connects to the address it checked (test/webhooks.e2e-spec.ts refuses each private class).
+      'POST /api/v1/webhooks/ url',
+      'PATCH /api/v1/webhooks/{id}/ url',
+      // The web interface's finish of the same flow (JSON only), with the same checks.
+      'POST /app/session/social/{provider} iss',
       'POST /app/session/social/{provider} redirect_uri',
     ]);
   });
@@ -1254,20 +1353,18 @@ describe('API7:2023 Server Side Request Forgery', () => {
       await created(
         api.request(
           AUDIENCES,
-          json({ name: `Links ${unique()}`, source_type: 'rules', rules: { callback_url: `${target.url}/rules` } }, bearer(a.editorJwt)),
+          json(
+            { name: `Links ${unique()}`, source_type: 'rules', rules: { trait: 'callback_url', op: 'eq', value: `${target.url}/rules` } },
+            bearer(a.editorJwt),
+          ),
         ),
       );
       await created(
         api.request(
           SIGNALS,
           json(
-            {
-              name: 'Links',
-              signal_type: 'score',
-              connection: a.connection,
-              status: 1,
-              config: { webhook_url: `${target.url}/config`, endpoint: target.url },
-            },
+            // Without a connection, config is free-form (SPEC 10.4 checks it only for a connection's platform).
+            { name: 'Links', signal_type: 'score', config: { webhook_url: `${target.url}/config`, endpoint: target.url } },
             bearer(a.editorJwt),
           ),
         ),
@@ -1479,7 +1576,8 @@ describe('API9:2023 Improper Inventory Management', () => {
     }
     return routes;
   }
-  const normal = (route: string) => route.replace(/:(\w+)/g, '{$1}').replace(/\/$/, '');
+  // A parameter may carry a pattern (`:id(^\\d+$)` on people), which the document leaves out.
+  const normal = (route: string) => route.replace(/:(\w+)(?:\([^/]*\))?/g, '{$1}').replace(/\/$/, '');
 
   it('serves no route the API document does not list, apart from the named operational ones', async () => {
     const document = (await (await api.request('/api/schema/')).json()) as { paths: Record<string, Record<string, unknown>> };
@@ -1518,7 +1616,13 @@ describe('API9:2023 Improper Inventory Management', () => {
     const document = (await (await api.request('/api/schema/')).json()) as {
       paths: Record<string, Record<string, { security?: Record<string, string[]>[] }>>;
     };
-    const SCHEMES: Record<string, string[]> = { public: [], public_or_personal: ['jwt'], personal: ['jwt'], workspace: ['jwt', 'api_key'] };
+    const SCHEMES: Record<string, string[]> = {
+      public: [],
+      public_or_personal: ['jwt'],
+      personal: ['jwt'],
+      workspace: ['jwt', 'api_key'],
+      workspace_admin: ['jwt', 'api_key'],
+    };
     const ROUTES = JSON.parse(readFileSync(new URL('./route-security.json', import.meta.url), 'utf8')) as string[];
     const expected: Record<string, string[]> = {};
     for (const row of ROUTES) {
@@ -1583,18 +1687,17 @@ describe('API9:2023 Improper Inventory Management', () => {
     }
   });
 
-  // Finding (contract, low): SPEC section 5 says any unknown path is a 404, and docs/api-conventions.md
-  // says any other path under /api/docs/ is a 404; a path with an empty segment ("//") there is
-  // answered 403 permission_denied by the static file plugin instead.
-  it.failing('answers every path trick under /api/docs/ with 404 like any unknown path (SPEC section 5)', async () => {
+  // SPEC section 5 says any unknown path is a 404, and docs/api-conventions.md says any other path
+  // under /api/docs/ is a 404; a path with an empty segment ("//") there was answered 403 by the
+  // static file plugin, before only the page's own files were served.
+  it('answers every path trick under /api/docs/ with 404 like any unknown path (SPEC section 5)', async () => {
     for (const path of TRICKS) expect({ path, status: (await rawRequest(api, 'GET', path)).status }).toEqual({ path, status: 404 });
   });
 
-  // Finding (low): the wildcard route under /api/docs/ serves the whole swagger-ui-dist package
-  // directory, not only what the browser needs: its package.json (the exact Swagger UI version, for
-  // fingerprinting), README.md, the Node entry points index.js and absolute-path.js, and the stock
-  // swagger-initializer.js (pointing at the Petstore). Nothing in the service needs or documents them.
-  it.failing("serves under /api/docs/ only what Swagger UI needs in a browser, not the npm package's files", async () => {
+  // The wildcard route under /api/docs/ served the whole swagger-ui-dist package directory: its
+  // package.json (the exact Swagger UI version, for fingerprinting), README.md, the Node entry points
+  // and the stock swagger-initializer.js (pointing at the Petstore). Now only what the page loads.
+  it("serves under /api/docs/ only what Swagger UI needs in a browser, not the npm package's files", async () => {
     for (const file of ['package.json', 'README.md', 'index.js', 'absolute-path.js', 'swagger-initializer.js']) {
       expect({ file, status: (await api.request(`/api/docs/${file}`)).status }).toEqual({ file, status: 404 });
     }
@@ -1635,7 +1738,13 @@ describe('API10:2023 Unsafe Consumption of APIs', () => {
   async function connectionInUse(kind: Platform) {
     const connection = await connectWithTokens(consumer, workspace, kind);
     const signal = await created(
-      consumer.request(SIGNALS, json({ name: `On ${connection.id}`, signal_type: 'score', connection: connection.id, status: 1 }, editor)),
+      consumer.request(
+        SIGNALS,
+        json(
+          { name: `On ${connection.id}`, signal_type: 'score', connection: connection.id, status: 1, config: SIGNAL_CONFIGS[kind] },
+          editor,
+        ),
+      ),
     );
     return { ...connection, signal: signal.id };
   }

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { RequestMethod } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
 import { ModulesContainer, Reflector } from '@nestjs/core';
-import { ACCESS, LIMIT_BY_IP } from '../src/auth/access.decorators.js';
+import { ACCESS, LIMIT_BY_IP } from '../src/common/access/access.decorators.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 
 const COMMITTED = fileURLToPath(new URL('./route-security.json', import.meta.url));
@@ -35,7 +35,13 @@ describe('route security', () => {
         const method = RequestMethod[Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod];
         const path = `/${[base, String(Reflect.getMetadata(PATH_METADATA, handler) ?? '')].filter((part) => part && part !== '/').join('/')}`;
         const access = reflector.getAllAndOverride<string | undefined>(ACCESS, [handler, controller]) ?? 'workspace';
-        const writes = access === 'workspace' && !['GET', 'HEAD', 'OPTIONS'].includes(method) ? ' (admin/editor or write key)' : '';
+        const write = !['GET', 'HEAD', 'OPTIONS'].includes(method);
+        const writes =
+          write && access === 'workspace'
+            ? ' (admin/editor or write key)'
+            : write && access === 'workspace_admin'
+              ? ' (admin or write key)'
+              : '';
         const limited = reflector.get<boolean | undefined>(LIMIT_BY_IP, handler) ? ' (rate-limited per IP)' : '';
         rows.push(`${method} ${path} → ${access}${writes}${limited}`);
       }

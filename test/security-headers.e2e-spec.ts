@@ -35,11 +35,39 @@ describe('security headers', () => {
     expect(response.headers.get('cache-control')).toBe('no-store');
   });
 
-  it('leaves Swagger UI its own policy, but never lets a browser sniff', async () => {
+  it.each(['/nope', '/api/nope/', '/healthz', '/readyz', '/api/schema/', '/metrics'])(
+    'puts the restrictive policy and no-store on %s too, which is no page',
+    async (path) => {
+      const response = await api.request(path);
+      expect(response.headers.get('content-security-policy')).toBe("default-src 'none'; frame-ancestors 'none'");
+      expect(response.headers.get('cache-control')).toBe('no-store');
+    },
+  );
+
+  it('gives Swagger UI a policy of its own: its files and this origin only, never framed', async () => {
     const response = await api.request('/api/docs/');
     expect(response.status).toBe(200);
     expect(response.headers.get('x-content-type-options')).toBe('nosniff');
-    expect(response.headers.get('content-security-policy')).toBeNull();
+    expect(response.headers.get('content-security-policy')).toMatch(/^default-src 'self';.*frame-ancestors 'none'$/);
+    expect(response.headers.get('x-frame-options')).toBe('DENY');
+  });
+
+  it('serves only the files Swagger UI loads under /api/docs/', async () => {
+    const page = await (await api.request('/api/docs/')).text();
+    for (const file of [...page.matchAll(/(?:src|href)="\.\/([^"]+)"/g)].map((match) => match[1]!)) {
+      expect({ file, status: (await api.request(`/api/docs/${file}`)).status }).toEqual({ file, status: 200 });
+    }
+    for (const path of [
+      '/api/docs/package.json',
+      '/api/docs/README.md',
+      '/api/docs/swagger-ui-bundle.js.map',
+      '/api/docs//package.json',
+      '/api/docs/index.js',
+    ]) {
+      const response = await api.request(path);
+      expect({ path, status: response.status }).toEqual({ path, status: 404 });
+      expect(await response.json()).toMatchObject({ code: 'not_found' });
+    }
   });
 
   it('answers no CORS by default: a preflight gets no Access-Control-Allow-Origin', async () => {

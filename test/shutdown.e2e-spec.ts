@@ -1,4 +1,5 @@
 import { connect } from 'node:net';
+import { BusyConnection } from './support/busy-connection.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 
 /**
@@ -74,15 +75,45 @@ describe('graceful shutdown with keep-alive clients', () => {
     );
     await new Promise((resolve) => setTimeout(resolve, 100));
 
+    // The idle one stays open while the other request runs (a request of its client may be on
+    // its way), and is closed without a reset once the shutdown is done.
     const closing = api.close();
-    await idle.ended;
-    expect(idle.state.error).toBeUndefined();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(idle.socket.destroyed).toBe(false);
 
     busy.socket.write(body.slice(10));
     await closing;
-    await busy.ended;
+    await Promise.all([busy.ended, idle.ended]);
+    expect(idle.state.error).toBeUndefined();
     expect(busy.state.error).toBeUndefined();
     expect(busy.state.data).toMatch(/^HTTP\/1\.1 401 /);
     expect(busy.state.data.toLowerCase()).toContain('connection: close');
+  });
+
+  it('resets no busy connection: every answer to a request sent after the close began carries Connection: close, and each connection ends after its last answer', async () => {
+    const api = await startTestApp();
+    const url = new URL(api.baseUrl);
+    let closing = false;
+    // Eight clients, each sending its next request the moment it has the last answer (/readyz asks PostgreSQL).
+    const connections = Array.from({ length: 8 }, () => new BusyConnection(url.hostname, Number(url.port), '/readyz', () => closing));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(connections.every((connection) => connection.answers.length > 0)).toBe(true);
+
+    // The same close path as SIGTERM (closeGracefully), begun at once by close().
+    closing = true;
+    await api.close();
+    await Promise.all(connections.map((connection) => connection.closed));
+
+    for (const [index, connection] of connections.entries()) {
+      const afterClose = connection.answers.filter((answer) => answer.requestedWhileClosing);
+      expect({
+        index,
+        error: connection.error?.message,
+        unanswered: connection.unanswered,
+        lastAnswer: connection.answers.at(-1)?.connection,
+        keptAliveWhileClosing: afterClose.filter((answer) => answer.connection !== 'close').length,
+        statuses: [...new Set(connection.answers.map((answer) => answer.status))],
+      }).toEqual({ index, error: undefined, unanswered: 0, lastAnswer: 'close', keptAliveWhileClosing: 0, statuses: [200] });
+    }
   });
 });

@@ -45,6 +45,9 @@ interface Problem {
   errors?: Record<string, string[]>;
 }
 
+/** The settings a signal on a Google connection needs to be active (SPEC 10.4). */
+const GOOGLE_CONFIG = { conversion_action_id: '123456789' };
+
 describe('signals (SPEC section 3)', () => {
   let api: TestApp;
   let workspace: Workspace;
@@ -67,7 +70,7 @@ describe('signals (SPEC section 3)', () => {
     other.audience = await createAudience(other.auth);
     const response = await api.request(
       BASE,
-      send('POST', { name: 'Theirs', signal_type: 'score', connection: other.connection, status: 1 }, other.auth),
+      send('POST', { name: 'Theirs', signal_type: 'score', connection: other.connection, status: 1, config: GOOGLE_CONFIG }, other.auth),
     );
     expect(response.status).toBe(201);
     other.signal = ((await response.json()) as SignalBody).id;
@@ -98,7 +101,9 @@ describe('signals (SPEC section 3)', () => {
   }
 
   async function created(body: Record<string, unknown>, headers = auth): Promise<SignalBody> {
-    return ok(await post({ name: name(), signal_type: 'conversion', ...body }, headers), 201);
+    // A Google connection's signal needs its conversion action once active (SPEC 10.4).
+    const config = body.connection === undefined || body.connection === null ? {} : { config: GOOGLE_CONFIG };
+    return ok(await post({ name: name(), signal_type: 'conversion', ...config, ...body }, headers), 201);
   }
 
   async function errorsOf(response: Response): Promise<Record<string, string[]>> {
@@ -144,6 +149,8 @@ describe('signals (SPEC section 3)', () => {
         audience: null,
         connection: null,
         config: {},
+        status_reason: null,
+        delivery: { received: 0, delivered: 0, failed: 0, pending: 0, last_delivered_at: null, last_error: null },
         created_at: expect.stringMatching(TIMESTAMP),
         updated_at: expect.stringMatching(TIMESTAMP),
       });
@@ -161,7 +168,7 @@ describe('signals (SPEC section 3)', () => {
         model_instance: model,
         audience,
         connection: activeConnection,
-        config: { conversion_action: 'purchase', nested: { list: [1, 'two', null], flag: true } },
+        config: { conversion_action_id: '8123' },
       };
       const body = await ok(await post(input), 201);
       expect(body).toMatchObject(input);
@@ -328,7 +335,9 @@ describe('signals (SPEC section 3)', () => {
       [2, 'A signal cannot be created with status 2 (paused); choose one of 0 (draft), 1 (active), 4 (archived).'],
       [3, 'A signal cannot be created with status 3 (failed); choose one of 0 (draft), 1 (active), 4 (archived).'],
     ])('refuses status %i', async (status, message) => {
-      expect(await errorsOf(await post({ name: name(), signal_type: 'value', status, connection: activeConnection }))).toEqual({
+      expect(
+        await errorsOf(await post({ name: name(), signal_type: 'value', status, connection: activeConnection, config: GOOGLE_CONFIG })),
+      ).toEqual({
         status: [message],
       });
     });
@@ -339,7 +348,7 @@ describe('signals (SPEC section 3)', () => {
 
     it.each(['expired', 'revoked', 'error'] as const)('refuses an active signal on a connection that is %s', async (status) => {
       const connection = (await createConnection(api, workspace, { status })).id;
-      expect(await errorsOf(await post({ name: name(), signal_type: 'value', status: 1, connection }))).toEqual({
+      expect(await errorsOf(await post({ name: name(), signal_type: 'value', status: 1, connection, config: GOOGLE_CONFIG }))).toEqual({
         status: [`A signal needs an active connection to be activated; this connection is "${status}".`],
       });
     });
@@ -382,7 +391,7 @@ describe('signals (SPEC section 3)', () => {
 
     it('activates with the connection given in the same PATCH', async () => {
       const signal = await created({});
-      expect(await ok(await patch(signal.id, { status: 1, connection: activeConnection }))).toMatchObject({
+      expect(await ok(await patch(signal.id, { status: 1, connection: activeConnection, config: GOOGLE_CONFIG }))).toMatchObject({
         status: 1,
         connection: activeConnection,
       });
@@ -443,13 +452,13 @@ describe('signals (SPEC section 3)', () => {
 
   describe('archived signals', () => {
     it('refuses any change with 400 under status', async () => {
-      const signal = await signalIn(4, { config: { b: 1, a: { d: 2, c: 3 } } });
+      const signal = await signalIn(4, { connection: null, config: { b: 1, a: { d: 2, c: 3 } } });
       for (const change of [
         { description: 'new' },
         { name: 'renamed' },
         { signal_type: 'score' },
         { config: {} },
-        { connection: null },
+        { connection: activeConnection },
         { status: 1 },
         { status: 0 },
       ]) {
@@ -459,7 +468,7 @@ describe('signals (SPEC section 3)', () => {
     });
 
     it('answers 200 to a PATCH that changes nothing, without touching updated_at', async () => {
-      const signal = await signalIn(4, { config: { b: 1, a: { d: 2, c: 3 } } });
+      const signal = await signalIn(4, { connection: null, config: { b: 1, a: { d: 2, c: 3 } } });
       for (const same of [
         {},
         { status: 4 },
@@ -586,7 +595,8 @@ describe('signals (SPEC section 3)', () => {
           connection: status === 1 || status === 2 || status === 3 ? refs.connectionA : index % 2 ? refs.connectionB : null,
         };
         const initial = status === 0 || status === 4 ? status : 1;
-        const response = await api.request(BASE, send('POST', { ...fixture, status: initial }, admin));
+        const config = fixture.connection === null ? {} : { config: GOOGLE_CONFIG };
+        const response = await api.request(BASE, send('POST', { ...fixture, ...config, status: initial }, admin));
         expect(response.status).toBe(201);
         const id = ((await response.json()) as SignalBody).id;
         if (status === 2) expect((await api.request(`${BASE}${id}/`, send('PATCH', { status: 2 }, admin))).status).toBe(200);
@@ -772,7 +782,14 @@ describe('signals (SPEC section 3)', () => {
         delete: 'signals_destroy',
       });
       const status = document.paths[BASE]!.get!.parameters!.find((parameter) => parameter.name === 'status');
-      expect(status?.schema).toEqual({ type: 'integer', format: 'int32', enum: [0, 1, 2, 3, 4], minimum: 0, maximum: 4 });
+      expect(status?.schema).toEqual({
+        type: 'integer',
+        format: 'int32',
+        enum: [0, 1, 2, 3, 4],
+        'x-enum-varnames': ['draft', 'active', 'paused', 'failed', 'archived'],
+        minimum: 0,
+        maximum: 4,
+      });
       for (const schema of ['SignalDto', 'CreateSignalDto', 'UpdateSignalDto']) {
         expect(document.components.schemas[schema]?.properties.status).toMatchObject({ type: 'integer', enum: [0, 1, 2, 3, 4] });
       }

@@ -338,6 +338,10 @@ describe('social login with Google (OpenID Connect against a real provider)', ()
       expect({ uri, status: response.status }).toEqual({ uri, status: 400 });
       expect(((await response.json()) as Problem).errors?.redirect_uri).toEqual([expect.stringContaining('not in')]);
     }
+    // Unknown query parameters are ignored, as everywhere (SPEC section 4), however many.
+    const extra = Array.from({ length: 1_001 }, (_, index) => `x${index}=1`).join('&');
+    const ignoring = await api.request(`/api/v1/auth/o/google-oauth2/?redirect_uri=${encodeURIComponent(GOOGLE_REDIRECT)}&${extra}`);
+    expect(ignoring.status).toBe(200);
     const url = new URL(await startLogin(api, 'google-oauth2', GOOGLE_REDIRECT));
     expect(url.origin).toBe(google.issuer);
     expect(Object.fromEntries(url.searchParams)).toMatchObject({

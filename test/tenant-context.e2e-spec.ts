@@ -6,7 +6,7 @@ import { AudiencesRepository } from '../src/audiences/audiences.repository.js';
 import { Tenant } from '../src/common/tenancy/tenant.js';
 import { MissingTenantContextError, TenantContext } from '../src/common/tenancy/tenant-context.js';
 import { parsePageRequest } from '../src/common/pagination/pagination.js';
-import { ORDERING_FIELDS } from '../src/common/tenancy/tenant-repository.js';
+import { ORDERING_FIELDS } from '../src/common/pagination/pagination.js';
 import { apiKeyHeader, bearer, createApiKey, createUser, createWorkspace, json, login, type Workspace } from './support/factories.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 
@@ -17,6 +17,9 @@ class ProbeRepository extends AudiencesRepository {
   }
   wideningWhere() {
     return this.query().orWhere('1 = 1');
+  }
+  raw(sql: string, parameters: unknown[] = []) {
+    return this.tenantQuery(sql, parameters);
   }
 }
 
@@ -38,7 +41,7 @@ describe('the tenant context', () => {
     const audiences = api.app.get(AudiencesRepository);
     const page = parsePageRequest({}, { orderingFields: ORDERING_FIELDS });
     await expect(audiences.findById(1)).rejects.toBeInstanceOf(MissingTenantContextError);
-    await expect(audiences.list({}, page)).rejects.toBeInstanceOf(MissingTenantContextError);
+    await expect(audiences.list({ page }, page)).rejects.toBeInstanceOf(MissingTenantContextError);
     await expect(audiences.insert({ name: 'x', sourceType: 'rules' })).rejects.toBeInstanceOf(MissingTenantContextError);
     await expect(audiences.delete(1)).rejects.toBeInstanceOf(MissingTenantContextError);
     expect(() => tenants.current()).toThrow(MissingTenantContextError);
@@ -50,6 +53,23 @@ describe('the tenant context', () => {
     tenants.run(Tenant.forOperator(a.customerId), () => {
       expect(() => probe.replacingWhere()).toThrow(/tenant predicate/);
       expect(() => probe.wideningWhere()).toThrow(/tenant predicate/);
+    });
+  });
+
+  it('refuses a hand-written statement without the tenant predicate before it reaches PostgreSQL, and binds the tenant as $1', async () => {
+    const probe = new ProbeRepository(api.dataSource.getRepository(Audience) as Repository<Audience>, tenants);
+    await tenants.run(Tenant.forOperator(a.customerId), async () => {
+      for (const unscoped of [
+        'SELECT count(*) FROM audiences',
+        'UPDATE audiences SET size = 0 WHERE id = $2',
+        'DELETE FROM audience_connections WHERE customer_id = $2',
+        'SELECT count(*) FROM audiences WHERE customer_id = $10',
+        'INSERT INTO audience_connections (audience_id, customer_id, connection_id) VALUES ($2, $1, $3)',
+      ]) {
+        await expect(probe.raw(unscoped, [1, 2])).rejects.toThrow(/must narrow to customer_id = \$1/);
+      }
+      const { rows } = await probe.raw('SELECT $1::bigint AS tenant FROM audiences WHERE customer_id = $1 UNION ALL SELECT $1::bigint');
+      expect(rows.map((row) => Number(row.tenant))).toEqual([a.customerId]);
     });
   });
 

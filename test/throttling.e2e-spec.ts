@@ -31,6 +31,24 @@ describe('failed authentications per client IP', () => {
     expect((await guess()).status).toBe(401);
   });
 
+  it('counts the 401s of the token refresh and verify endpoints and of the web session refresh against the same budget', async () => {
+    for (const attempt of [
+      () => api.request('/api/v1/jwt/verify/', json({ token: 'not-a-token' })),
+      () => api.request('/api/v1/jwt/refresh/', json({ refresh: 'not-a-token' })),
+      () =>
+        api.request('/app/session/refresh', {
+          method: 'POST',
+          headers: { 'x-requested-with': 'fetch', cookie: 'audience_session=not-a-token' },
+        }),
+    ]) {
+      api.clock.advance(61_000);
+      for (let failure = 0; failure < 3; failure++) expect((await attempt()).status).toBe(401);
+      const throttled = await attempt();
+      expect(throttled.status).toBe(429);
+      expect(Number(throttled.headers.get('retry-after'))).toBeGreaterThan(0);
+    }
+  });
+
   it('does not count public routes or successful requests', async () => {
     api.clock.advance(61_000);
     for (let attempt = 0; attempt < 10; attempt++) expect((await api.request('/healthz')).status).toBe(200);

@@ -80,10 +80,18 @@ describe('web interface: pages and session endpoints', () => {
       expect(asset.status).toBe(200);
       expect(asset.headers.get('content-type')).toMatch(/javascript/);
       expect(asset.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+      // Read the whole file: the server records a streamed response's metrics only once it has been sent,
+      // and a large script left unread waits on the socket's back-pressure.
+      expect((await asset.arrayBuffer()).byteLength).toBe(Number(asset.headers.get('content-length')));
       const missing = await api.request('/app/assets/missing-0000.js');
       expect(missing.status).toBe(404);
       expect(await missing.json()).toMatchObject({ status: 404, code: 'not_found' });
       expect((await api.request('/app/favicon.svg')).headers.get('content-type')).toBe('image/svg+xml');
+      // One route label for every asset, whatever the build's hashed file names.
+      const metrics = await (await api.request('/metrics')).text();
+      const routes = new Set([...metrics.matchAll(/route="([^"]*)"/g)].map((match) => match[1]));
+      expect(routes).toContain('/app/assets/*');
+      expect([...routes].filter((route) => route!.startsWith('/app/assets/') && route !== '/app/assets/*')).toEqual([]);
     });
 
     it('serves no file from outside the build, whatever the path tricks', async () => {

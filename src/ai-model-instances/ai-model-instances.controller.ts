@@ -1,40 +1,32 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query, Req } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import type { FastifyRequest } from 'fastify';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
+import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { IdPipe } from '../common/http/id-param.js';
-import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
-import type { Query as QueryString } from '../common/http/query-filters.js';
-import { parseAiModelInstanceFilters } from './ai-model-instance-filters.js';
-import { ApiList, requestUrl } from '../common/pagination/list-endpoint.js';
-import { parsePageRequest } from '../common/pagination/pagination.js';
-import { ORDERING_FIELDS } from '../common/tenancy/tenant-repository.js';
-import type { AppConfig } from '../config/app-config.js';
-import { APP_CONFIG } from '../config/config.token.js';
-import { ApiProblems } from '../openapi/problem-details.schema.js';
-import { MODEL_STATUSES, MODEL_TYPES } from './ai-model-instance.entity.js';
+import { Idempotent } from '../idempotency/idempotent.decorator.js';
+import { ApiList } from '../common/pagination/list-endpoint.js';
+import { ListQuery, PageLinks } from '../common/pagination/list-query.js';
+import { ApiProblems } from '../common/errors/problem-details.schema.js';
 import { AiModelInstancesService } from './ai-model-instances.service.js';
-import { AiModelInstanceDto, CreateAiModelInstanceDto, UpdateAiModelInstanceDto } from './dto/ai-model-instance.dto.js';
+import { ListAiModelInstancesQuery } from './dto/list-ai-model-instances.query.js';
+import {
+  AiModelInstanceDto,
+  CREATE_MODEL_EXAMPLES,
+  CreateAiModelInstanceDto,
+  UpdateAiModelInstanceDto,
+} from './dto/ai-model-instance.dto.js';
+import { ApiCreateExamples } from '../openapi/create-examples.js';
 import { ID_SCHEMA } from '../common/validation/fields.js';
 
 @ApiTags('ai-model-instances')
 @Controller('api/v1/ai-model-instances')
 export class AiModelInstancesController {
-  constructor(
-    private readonly models: AiModelInstancesService,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  constructor(private readonly models: AiModelInstancesService) {}
 
   @Get()
   @ApiOperation({ summary: 'List AI model instances', description: 'AI model instances of your workspace, newest first by default.' })
-  @ApiList(AiModelInstanceDto, [
-    { name: 'status', description: 'Only this status.', schema: { type: 'string', enum: [...MODEL_STATUSES] } },
-    { name: 'model_type', description: 'Only this model type.', schema: { type: 'string', enum: [...MODEL_TYPES] } },
-    { name: 'search', description: 'Name contains this text, ignoring letter case.', schema: { type: 'string', maxLength: 255 } },
-  ])
+  @ApiList(AiModelInstanceDto, ListAiModelInstancesQuery)
   @ApiProblems(400, 404)
-  list(@Query() query: QueryString, @Req() request: FastifyRequest) {
-    const page = parsePageRequest(query, { orderingFields: ORDERING_FIELDS });
-    return this.models.list(parseAiModelInstanceFilters(query), page, requestUrl(request, this.config));
+  list(@ListQuery() query: ListAiModelInstancesQuery, @PageLinks() links: URL) {
+    return this.models.list(query, links);
   }
 
   @Post()
@@ -43,7 +35,7 @@ export class AiModelInstancesController {
     summary: 'Create an AI model instance',
     description: 'Starts `pending` unless `status` names one reachable from it: `training` (version 1) or `archived`.',
   })
-  @ApiCreatedResponse({ type: AiModelInstanceDto, description: 'The new model instance.' })
+  @ApiCreateExamples(CreateAiModelInstanceDto, AiModelInstanceDto, 'The new model instance.', CREATE_MODEL_EXAMPLES)
   @ApiProblems(400, 413, 415)
   create(@Body() body: CreateAiModelInstanceDto): Promise<AiModelInstanceDto> {
     return this.models.create(body);

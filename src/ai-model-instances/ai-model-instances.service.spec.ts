@@ -1,12 +1,14 @@
 import { ApiError } from '../common/errors/api-error.js';
-import type { Transactions } from '../database/transactions.js';
+import type { TenantContext } from '../common/tenancy/tenant-context.js';
+import type { Transactions } from '../common/tenancy/transactions.js';
+import type { Jobs } from '../jobs/jobs.service.js';
 import type { AiModelInstancesRepository } from './ai-model-instances.repository.js';
 import { AiModelInstancesService } from './ai-model-instances.service.js';
 
 /** A transaction that fails the way PostgreSQL does when a reference was added after the usage check. */
 function failingWith(error: unknown): AiModelInstancesService {
   const transactions = { run: () => Promise.reject(error) } as unknown as Transactions;
-  return new AiModelInstancesService(transactions, {} as AiModelInstancesRepository);
+  return new AiModelInstancesService(transactions, {} as AiModelInstancesRepository, {} as Jobs, {} as TenantContext);
 }
 
 const foreignKey = (constraint: string) => Object.assign(new Error('violates foreign key constraint'), { code: '23503', constraint });

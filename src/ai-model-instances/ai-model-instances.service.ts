@@ -1,16 +1,24 @@
-import { isDeepStrictEqual } from 'node:util';
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import { ApiError } from '../common/errors/api-error.js';
 import { isForeignKeyViolation } from '../common/errors/database-errors.js';
-import type { Page, PageRequest } from '../common/pagination/pagination.js';
+import type { Page } from '../common/pagination/pagination.js';
 import { pageOf } from '../common/pagination/pagination.js';
 import { toAiModelInstanceDto } from './ai-model-instance.mapper.js';
 import type { AiModelInstance, ModelStatus } from './ai-model-instance.entity.js';
-import { type AiModelInstanceFilters, AiModelInstancesRepository, type AiModelInstanceUsage } from './ai-model-instances.repository.js';
-import type { AiModelInstanceDto, CreateAiModelInstanceDto, UpdateAiModelInstanceDto } from './dto/ai-model-instance.dto.js';
+import { assignFields, changedFields, createdState, mergedState } from '../common/validation/field-table.js';
+import { AiModelInstancesRepository, type AiModelInstanceUsage } from './ai-model-instances.repository.js';
+import type { ListAiModelInstancesQuery } from './dto/list-ai-model-instances.query.js';
+import {
+  type AiModelInstanceDto,
+  type CreateAiModelInstanceDto,
+  MODEL_FIELDS,
+  type UpdateAiModelInstanceDto,
+} from './dto/ai-model-instance.dto.js';
 import { modelTransitionError, startsTraining } from './model-status.js';
-import { Transactions } from '../database/transactions.js';
+import { Transactions, type Transaction } from '../common/tenancy/transactions.js';
+import { TenantContext } from '../common/tenancy/tenant-context.js';
+import { JOBS } from '../jobs/job-definitions.js';
+import { Jobs } from '../jobs/jobs.service.js';
 
 /** The foreign keys that point at an instance: hitting one on delete means it is still in use. */
 const REFERENCING_CONSTRAINTS = ['audiences_model_instance_fkey', 'signals_model_instance_fkey'];
@@ -21,10 +29,12 @@ export class AiModelInstancesService {
   constructor(
     private readonly transactions: Transactions,
     private readonly models: AiModelInstancesRepository,
+    private readonly jobs: Jobs,
+    private readonly tenants: TenantContext,
   ) {}
 
-  async list(filters: AiModelInstanceFilters, request: PageRequest, url: URL): Promise<Page<AiModelInstanceDto>> {
-    return pageOf(await this.models.list(filters, request), request, url, toAiModelInstanceDto);
+  async list(query: ListAiModelInstancesQuery, url: URL): Promise<Page<AiModelInstanceDto>> {
+    return pageOf(await this.models.list(query, query.page), query.page, url, toAiModelInstanceDto);
   }
 
   async get(id: number): Promise<AiModelInstanceDto> {
@@ -35,18 +45,10 @@ export class AiModelInstancesService {
   async create(input: CreateAiModelInstanceDto): Promise<AiModelInstanceDto> {
     const status = input.status ?? 'pending';
     checkTransition('pending', status);
-    return this.write(async (manager) => {
+    return this.write(async (transaction) => {
       const model = await this.models.insert(
-        {
-          name: input.name,
-          modelType: input.model_type,
-          baseModel: input.base_model,
-          parameters: input.parameters ?? {},
-          status,
-          metrics: input.metrics ?? {},
-          version: startsTraining('pending', status) ? 1 : 0,
-        },
-        manager,
+        { ...createdState<AiModelInstance, typeof MODEL_FIELDS>(MODEL_FIELDS, input), version: startsTraining('pending', status) ? 1 : 0 },
+        transaction,
       );
       return toAiModelInstanceDto(model);
     });
@@ -58,23 +60,29 @@ export class AiModelInstancesService {
    * transition, and bumps `version`, against the status the previous one committed.
    */
   async update(id: number, input: UpdateAiModelInstanceDto): Promise<AiModelInstanceDto> {
-    return this.write(async (manager) => {
-      const model = await this.models.getById(id, { manager, lock: true });
-      const next: ModelState = {
-        name: input.name ?? model.name,
-        modelType: input.model_type ?? model.modelType,
-        baseModel: input.base_model ?? model.baseModel,
-        parameters: input.parameters ?? model.parameters,
-        status: input.status ?? model.status,
-        metrics: input.metrics ?? model.metrics,
-      };
-      if (!hasChanges(model, next)) return toAiModelInstanceDto(model);
+    return this.write(async (transaction) => {
+      const model = await this.models.getById(id, { transaction, lock: true });
+      const next = mergedState<AiModelInstance, typeof MODEL_FIELDS>(MODEL_FIELDS, model, input);
+      if (changedFields<AiModelInstance, typeof MODEL_FIELDS>(MODEL_FIELDS, model, next).length === 0) return toAiModelInstanceDto(model);
       if (model.status === 'archived') throw ApiError.field('status', 'This AI model instance is archived and cannot be changed.');
       checkTransition(model.status, next.status);
 
       const version = model.version + (startsTraining(model.status, next.status) ? 1 : 0);
-      Object.assign(model, { ...next, version });
-      return toAiModelInstanceDto(await this.models.save(model, manager));
+      const turnsReady = model.status !== 'ready' && next.status === 'ready';
+      assignFields<AiModelInstance, typeof MODEL_FIELDS>(MODEL_FIELDS, model, next);
+      model.version = version;
+      const saved = await this.models.save(model, transaction);
+      // SPEC 10.2: a model turning ready gives its audiences the scores of its new version.
+      if (turnsReady) {
+        const customerId = this.tenants.current().customerId;
+        await this.jobs.enqueue(
+          transaction,
+          JOBS.membershipModelChanged,
+          { customerId, modelInstanceId: id },
+          { key: `${customerId}:${id}` },
+        );
+      }
+      return toAiModelInstanceDto(saved);
     });
   }
 
@@ -84,16 +92,16 @@ export class AiModelInstancesService {
    * keys catch one that slipped in before the lock (see `write`).
    */
   async delete(id: number): Promise<void> {
-    await this.write(async (manager) => {
-      await this.models.getById(id, { manager, lock: true });
-      const usage = await this.models.usage(id, manager);
+    await this.write(async (transaction) => {
+      await this.models.getById(id, { transaction, lock: true });
+      const usage = await this.models.usage(id, transaction);
       if (usage.audiences > 0 || usage.signals > 0) throw inUse(usage);
-      await this.models.delete(id, manager);
+      await this.models.delete(id, transaction);
     });
   }
 
   /** One transaction per write; a reference that raced the usage check becomes the same 409. */
-  private async write<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+  private async write<T>(work: (transaction: Transaction) => Promise<T>): Promise<T> {
     try {
       return await this.transactions.run(work);
     } catch (error) {
@@ -103,29 +111,9 @@ export class AiModelInstancesService {
   }
 }
 
-interface ModelState {
-  name: string;
-  modelType: AiModelInstance['modelType'];
-  baseModel: string;
-  parameters: Record<string, unknown>;
-  status: ModelStatus;
-  metrics: Record<string, unknown>;
-}
-
 function checkTransition(from: ModelStatus, to: ModelStatus): void {
   const error = modelTransitionError(from, to);
   if (error) throw ApiError.field('status', error);
-}
-
-function hasChanges(model: AiModelInstance, next: ModelState): boolean {
-  return (
-    model.name !== next.name ||
-    model.modelType !== next.modelType ||
-    model.baseModel !== next.baseModel ||
-    !isDeepStrictEqual(model.parameters, next.parameters) ||
-    model.status !== next.status ||
-    !isDeepStrictEqual(model.metrics, next.metrics)
-  );
 }
 
 /** Without counts when a foreign key caught the reference: the counts then come from another transaction's view. */

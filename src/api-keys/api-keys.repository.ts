@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { type EntityManager, Equal, type Repository } from 'typeorm';
-import { EntityRepository } from '../database/entity-repository.js';
+import { Equal, type Repository } from 'typeorm';
+import { EntityRepository } from '../common/tenancy/entity-repository.js';
 import { ApiKey, type ApiKeyScope } from './api-key.entity.js';
+import { type Transaction } from '../common/tenancy/transactions.js';
 
 export interface NewApiKeyRow {
   customerId: number;
@@ -24,8 +25,8 @@ export class ApiKeysRepository extends EntityRepository<ApiKey> {
     super(apiKeys);
   }
 
-  insert(values: NewApiKeyRow, manager?: EntityManager): Promise<ApiKey> {
-    return this.managerOf(manager).getRepository(ApiKey).save(values);
+  insert(values: NewApiKeyRow, transaction?: Transaction): Promise<ApiKey> {
+    return this.managerOf(transaction).getRepository(ApiKey).save(values);
   }
 
   /** A workspace's keys, oldest first, revoked and expired ones included. */
@@ -33,8 +34,8 @@ export class ApiKeysRepository extends EntityRepository<ApiKey> {
     return this.repository.find({ where: { customerId: Equal(customerId) }, order: { id: 'ASC' } });
   }
 
-  findById(id: number, manager?: EntityManager): Promise<ApiKey | null> {
-    return this.managerOf(manager)
+  findById(id: number, transaction?: Transaction): Promise<ApiKey | null> {
+    return this.managerOf(transaction)
       .getRepository(ApiKey)
       .findOneBy({ id: Equal(id) });
   }
@@ -43,8 +44,8 @@ export class ApiKeysRepository extends EntityRepository<ApiKey> {
     return this.repository.findOneBy({ prefix: Equal(prefix) });
   }
 
-  async revoke(key: Pick<ApiKey, 'customerId' | 'id'>, revokedAt: Date, manager?: EntityManager): Promise<void> {
-    await this.managerOf(manager)
+  async revoke(key: Pick<ApiKey, 'customerId' | 'id'>, revokedAt: Date, transaction?: Transaction): Promise<void> {
+    await this.managerOf(transaction)
       .getRepository(ApiKey)
       .update({ customerId: Equal(key.customerId), id: Equal(key.id) }, { revokedAt });
   }
@@ -54,9 +55,9 @@ export class ApiKeysRepository extends EntityRepository<ApiKey> {
     key: Pick<ApiKey, 'customerId' | 'id'>,
     replacedById: number,
     expiresAt: Date | null,
-    manager?: EntityManager,
+    transaction?: Transaction,
   ): Promise<void> {
-    await this.managerOf(manager)
+    await this.managerOf(transaction)
       .getRepository(ApiKey)
       .update({ customerId: Equal(key.customerId), id: Equal(key.id) }, { replacedById, expiresAt });
   }

@@ -8,7 +8,7 @@ import { OncePer } from '../common/time/once-per.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.token.js';
 import { CustomersRepository } from '../customers/customers.repository.js';
-import { Transactions } from '../database/transactions.js';
+import { Transactions } from '../common/tenancy/transactions.js';
 import { LOGGER } from '../logging/logger.token.js';
 import { apiKeyMatches, generateApiKey, prefixOf } from './api-key-format.js';
 import { API_KEY_SCOPES, type ApiKey, type ApiKeyScope } from './api-key.entity.js';
@@ -68,13 +68,13 @@ export class ApiKeysService {
     }
     const generated = generateApiKey();
     const expiresAt = expiresInDays === undefined ? null : new Date(this.clock.nowMs() + expiresInDays * 86_400_000);
-    const apiKey = await this.transactions.run(async (manager) => {
+    const apiKey = await this.transactions.run(async (transaction) => {
       const saved = await this.apiKeys.insert(
         { customerId, name: trimmed, prefix: generated.prefix, keyHash: generated.hash, scope, expiresAt },
-        manager,
+        transaction,
       );
       // A cached "no such prefix" must not outlive the key's creation.
-      await publishInvalidation(manager, `apikey:${generated.prefix}`);
+      await publishInvalidation(transaction, `apikey:${generated.prefix}`);
       return saved;
     });
     this.cache.invalidate(`apikey:${generated.prefix}`);
@@ -90,9 +90,9 @@ export class ApiKeysService {
     if (apiKey.revokedAt === null) {
       const revokedAt = this.clock.now();
       apiKey.revokedAt = revokedAt;
-      await this.transactions.run(async (manager) => {
-        await this.apiKeys.revoke(apiKey, revokedAt, manager);
-        await publishInvalidation(manager, `apikey:${apiKey.prefix}`);
+      await this.transactions.run(async (transaction) => {
+        await this.apiKeys.revoke(apiKey, revokedAt, transaction);
+        await publishInvalidation(transaction, `apikey:${apiKey.prefix}`);
       });
       this.cache.invalidate(`apikey:${apiKey.prefix}`);
     }
@@ -112,7 +112,7 @@ export class ApiKeysService {
       throw ApiError.conflict(`API key ${id} was already rotated (replaced by ${previous.replacedById}).`);
     const generated = generateApiKey();
     const graceEnd = new Date(this.clock.nowMs() + graceHours * 3_600_000);
-    const result = await this.transactions.run(async (manager) => {
+    const result = await this.transactions.run(async (transaction) => {
       const apiKey = await this.apiKeys.insert(
         {
           customerId: previous.customerId,
@@ -122,13 +122,13 @@ export class ApiKeysService {
           scope: previous.scope,
           expiresAt: previous.expiresAt,
         },
-        manager,
+        transaction,
       );
       previous.replacedById = apiKey.id;
       if (previous.expiresAt === null || previous.expiresAt > graceEnd) previous.expiresAt = graceEnd;
-      await this.apiKeys.markReplaced(previous, apiKey.id, previous.expiresAt, manager);
-      await publishInvalidation(manager, `apikey:${previous.prefix}`);
-      await publishInvalidation(manager, `apikey:${generated.prefix}`);
+      await this.apiKeys.markReplaced(previous, apiKey.id, previous.expiresAt, transaction);
+      await publishInvalidation(transaction, `apikey:${previous.prefix}`);
+      await publishInvalidation(transaction, `apikey:${generated.prefix}`);
       return { apiKey, key: generated.key, previous };
     });
     this.cache.invalidate(`apikey:${previous.prefix}`);

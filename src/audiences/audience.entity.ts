@@ -56,9 +56,13 @@ export class Audience extends TenantEntity {
   @Column({ type: 'varchar', length: 16, default: 'draft' })
   status: AudienceStatus;
 
-  /** Estimated member count, maintained by the audience builder; read-only in the API. */
+  /** The member count as of `membersUpdatedAt`, written by the membership recompute (SPEC 10.2); read-only in the API. */
   @Column({ type: 'integer', nullable: true })
   size: number | null;
+
+  /** When the members were last computed; null before the first computation. */
+  @Column({ name: 'members_updated_at', type: 'timestamptz', nullable: true })
+  membersUpdatedAt: Date | null;
 
   @OneToMany(() => AudienceConnection, (link) => link.audience)
   connectionLinks?: Relation<AudienceConnection[]>;

@@ -1,21 +1,37 @@
-import { isDeepStrictEqual } from 'node:util';
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import { AiModelInstancesRepository } from '../ai-model-instances/ai-model-instances.repository.js';
 import { ApiError, type FieldErrors } from '../common/errors/api-error.js';
 import { constraintOf, isForeignKeyViolation, isUniqueViolation } from '../common/errors/database-errors.js';
-import type { Page, PageRequest } from '../common/pagination/pagination.js';
+import type { Page } from '../common/pagination/pagination.js';
 import { pageOf } from '../common/pagination/pagination.js';
 import { MESSAGES } from '../common/validation/fields.js';
+import { assignFields, changedFields, createdState, mergedState, type StateOf } from '../common/validation/field-table.js';
 import { ConnectionsRepository } from '../connections/connections.repository.js';
-import { toAudienceDto } from './audience.mapper.js';
+import { toAudienceDetailDto, toAudienceDto } from './audience.mapper.js';
+import { AudienceDestinationsRepository } from './audience-destinations.repository.js';
 import { audienceTransitionError } from './audience-status.js';
 import { Audience } from './audience.entity.js';
-import { type AudienceFilters, AudiencesRepository } from './audiences.repository.js';
-import type { AudienceDto, CreateAudienceDto, UpdateAudienceDto } from './dto/audience.dto.js';
-import { Transactions } from '../database/transactions.js';
+import { AudiencesRepository } from './audiences.repository.js';
+import type { ListAudiencesQuery } from './dto/list-audiences.query.js';
+import {
+  AUDIENCE_FIELDS,
+  type AudienceDetailDto,
+  type AudienceDto,
+  type CreateAudienceDto,
+  MIN_SCORE_ONLY_FOR_MODEL,
+  MODEL_INSTANCE_REQUIRED,
+  type UpdateAudienceDto,
+} from './dto/audience.dto.js';
+import { Transactions, type Transaction } from '../common/tenancy/transactions.js';
+import { TenantContext } from '../common/tenancy/tenant-context.js';
+import { JOBS } from '../jobs/job-definitions.js';
+import { Jobs } from '../jobs/jobs.service.js';
+import { rulesErrors } from './rules/audience-rules.js';
 
 const NAME_TAKEN = 'An audience with this name already exists.';
+
+/** The fields whose change changes who the members are (SPEC 10.2); a status change too: a draft turned active is recomputed. */
+const MEMBERSHIP_INPUTS = new Set(['rules', 'source_type', 'model_instance', 'min_score', 'status']);
 
 /** The rules of SPEC section 3 for audiences, shared by the REST controller and the MCP tools. */
 @Injectable()
@@ -25,46 +41,35 @@ export class AudiencesService {
     private readonly audiences: AudiencesRepository,
     private readonly models: AiModelInstancesRepository,
     private readonly connections: ConnectionsRepository,
+    private readonly jobs: Jobs,
+    private readonly tenants: TenantContext,
+    private readonly destinations: AudienceDestinationsRepository,
   ) {}
 
-  async list(filters: AudienceFilters, request: PageRequest, url: URL): Promise<Page<AudienceDto>> {
-    return pageOf(await this.audiences.list(filters, request), request, url, (row) => toAudienceDto(row, row.connectionIds));
+  async list(query: ListAudiencesQuery, url: URL): Promise<Page<AudienceDto>> {
+    return pageOf(await this.audiences.list(query, query.page), query.page, url, (row) => toAudienceDto(row, row.connectionIds));
   }
 
-  async get(id: number): Promise<AudienceDto> {
+  async get(id: number): Promise<AudienceDetailDto> {
     return this.present(await this.audiences.getById(id));
   }
 
-  async create(input: CreateAudienceDto): Promise<AudienceDto> {
+  async create(input: CreateAudienceDto): Promise<AudienceDetailDto> {
     if (input.status !== undefined) this.checkTransition('draft', input.status);
     const state: AudienceState = {
-      name: input.name,
-      description: input.description ?? '',
-      sourceType: input.source_type,
-      rules: input.rules ?? {},
-      modelInstanceId: input.model_instance ?? null,
-      minScore: input.min_score ?? null,
-      status: input.status ?? 'draft',
+      ...createdState<Audience, typeof AUDIENCE_FIELDS>(AUDIENCE_FIELDS, input),
       connections: input.connections ?? [],
     };
-    return this.write(async (manager) => {
-      await this.validate(state, undefined, manager);
-      const audience = await this.audiences.insert(
-        {
-          name: state.name,
-          description: state.description,
-          sourceType: state.sourceType,
-          rules: state.rules,
-          modelInstanceId: state.modelInstanceId,
-          minScore: state.minScore,
-          status: state.status,
-        },
-        manager,
-      );
-      await this.audiences.replaceConnections(audience.id, state.connections, manager);
-      return toAudienceDto(
+    return this.write(async (transaction) => {
+      await this.validate(state, undefined, undefined, transaction);
+      const { connections, ...columns } = state;
+      const audience = await this.audiences.insert(columns, transaction);
+      if (connections.length > 0) await this.audiences.addConnections(audience.id, connections, transaction);
+      await this.recomputeLater(audience.id, transaction);
+      return toAudienceDetailDto(
         audience,
-        [...state.connections].sort((a, b) => a - b),
+        [...connections].sort((a, b) => a - b),
+        await this.destinations.forAudience(audience.id, transaction),
       );
     });
   }
@@ -73,58 +78,66 @@ export class AudiencesService {
    * PATCH: the merged state is validated as a whole. An archived audience is read-only: a change
    * is a 400, a PATCH that changes nothing is a 200 (SPEC section 3).
    */
-  async update(id: number, input: UpdateAudienceDto): Promise<AudienceDto> {
-    return this.write(async (manager) => {
-      const audience = await this.audiences.getById(id, { manager, lock: true });
-      const currentConnections = (await this.audiences.connectionIds([id], manager)).get(id) ?? [];
+  async update(id: number, input: UpdateAudienceDto): Promise<AudienceDetailDto> {
+    return this.write(async (transaction) => {
+      const audience = await this.audiences.getById(id, { transaction, lock: true });
+      const currentConnections = (await this.audiences.connectionIds([id], transaction)).get(id) ?? [];
       const next: AudienceState = {
-        name: input.name ?? audience.name,
-        description: input.description ?? audience.description,
-        sourceType: input.source_type ?? audience.sourceType,
-        rules: input.rules ?? audience.rules,
-        modelInstanceId: input.model_instance !== undefined ? input.model_instance : audience.modelInstanceId,
-        minScore: input.min_score !== undefined ? input.min_score : audience.minScore,
-        status: input.status ?? audience.status,
+        ...mergedState<Audience, typeof AUDIENCE_FIELDS>(AUDIENCE_FIELDS, audience, input),
         connections: input.connections ?? currentConnections,
       };
       const connectionsChanged = !sameIds(next.connections, currentConnections);
-      const changed = connectionsChanged || changedFields(audience, next).length > 0;
-      if (!changed) return toAudienceDto(audience, currentConnections);
+      if (!connectionsChanged && changedFields<Audience, typeof AUDIENCE_FIELDS>(AUDIENCE_FIELDS, audience, next).length === 0)
+        return toAudienceDetailDto(audience, currentConnections, await this.destinations.forAudience(id, transaction));
       if (audience.status === 'archived') throw ApiError.field('status', 'This audience is archived and cannot be changed.');
       this.checkTransition(audience.status, next.status);
-      await this.validate(next, id, manager);
+      await this.validate(next, audience, currentConnections, transaction);
 
-      Object.assign(audience, {
-        name: next.name,
-        description: next.description,
-        sourceType: next.sourceType,
-        rules: next.rules,
-        modelInstanceId: next.modelInstanceId,
-        minScore: next.minScore,
-        status: next.status,
-      });
-      const saved = await this.audiences.save(audience, manager);
-      if (connectionsChanged) await this.audiences.replaceConnections(id, next.connections, manager);
-      return toAudienceDto(
+      const changed = changedFields<Audience, typeof AUDIENCE_FIELDS>(AUDIENCE_FIELDS, audience, next);
+      assignFields<Audience, typeof AUDIENCE_FIELDS>(AUDIENCE_FIELDS, audience, next);
+      const saved = await this.audiences.save(audience, transaction);
+      if (changed.some((field) => MEMBERSHIP_INPUTS.has(field))) await this.recomputeLater(id, transaction);
+      if (connectionsChanged) await this.audiences.replaceConnections(id, next.connections, transaction);
+      // A new destination, or an audience turning active, syncs without waiting for a membership change (SPEC 10.3).
+      if (saved.status === 'active' && (connectionsChanged || changed.includes('status'))) await this.syncLater(id, transaction);
+      return toAudienceDetailDto(
         saved,
         [...next.connections].sort((a, b) => a - b),
+        await this.destinations.forAudience(id, transaction),
       );
     });
   }
 
   /** 409 while a signal still points at the audience: deleting it would silently rewire them. */
   async delete(id: number): Promise<void> {
-    await this.write(async (manager) => {
-      await this.audiences.getById(id, { manager, lock: true });
-      const signals = await this.audiences.signalCount(id, manager);
+    await this.write(async (transaction) => {
+      await this.audiences.getById(id, { transaction, lock: true });
+      const signals = await this.audiences.signalCount(id, transaction);
       if (signals > 0) throw ApiError.conflict(`This audience is used by ${signals} signal(s); remove it from them first.`);
-      await this.audiences.delete(id, manager);
+      await this.audiences.deleteWithMembers(id, transaction);
     });
   }
 
-  private async present(audience: Audience): Promise<AudienceDto> {
-    const links = await this.audiences.connectionIds([audience.id]);
-    return toAudienceDto(audience, links.get(audience.id) ?? []);
+  /** The members follow the audience's inputs (SPEC 10.2): a recompute, debounced, in the write's transaction. */
+  private async recomputeLater(audienceId: number, transaction: Transaction): Promise<void> {
+    const customerId = this.tenants.current().customerId;
+    await this.jobs.enqueue(transaction, JOBS.membershipRecompute, { customerId, audienceId }, { key: `${customerId}:${audienceId}` });
+  }
+
+  /** The audience's destinations get a sync (SPEC 10.3), debounced per audience; one with nothing to send makes no run. */
+  private async syncLater(audienceId: number, transaction: Transaction): Promise<void> {
+    const customerId = this.tenants.current().customerId;
+    await this.jobs.enqueue(transaction, JOBS.syncMembershipChanged, { customerId, audienceId }, { key: `${customerId}:${audienceId}` });
+  }
+
+  /** One statement for the links and their state: the destinations are the linked connections, in id order. */
+  private async present(audience: Audience): Promise<AudienceDetailDto> {
+    const destinations = await this.destinations.forAudience(audience.id);
+    return toAudienceDetailDto(
+      audience,
+      destinations.map((destination) => destination.connectionId),
+      destinations,
+    );
   }
 
   private checkTransition(from: Audience['status'], to: Audience['status']): void {
@@ -132,26 +145,43 @@ export class AudiencesService {
     if (error) throw ApiError.field('status', error);
   }
 
-  /** Cross-field rules and references, all reported together. Another workspace's id reads exactly like a missing one. */
-  private async validate(state: AudienceState, id: number | undefined, manager: EntityManager): Promise<void> {
+  /**
+   * Cross-field rules and references, all reported together. A PATCH (`previous` set) looks up
+   * only the references it changes: the others were checked when they were written, and a deleted
+   * one is held by its foreign key. Another workspace's id reads exactly like a missing one.
+   */
+  private async validate(
+    state: AudienceState,
+    previous: Audience | undefined,
+    previousConnections: number[] | undefined,
+    transaction: Transaction,
+  ): Promise<void> {
     const errors: FieldErrors = {};
-    if (state.sourceType === 'model' && state.modelInstanceId === null)
-      errors.model_instance = ['This field is required when source_type is "model".'];
-    if (state.sourceType !== 'model' && state.minScore !== null) errors.min_score = ['Only allowed when source_type is "model".'];
-    if (state.modelInstanceId !== null && !(await this.models.existingIds([state.modelInstanceId], manager)).has(state.modelInstanceId)) {
+    // The grammar again on the merged object: an audience saved before it cannot be saved until its rules follow it.
+    for (const [path, messages] of Object.entries(rulesErrors(state.rules))) errors[path === '' ? 'rules' : `rules.${path}`] = messages;
+    if (state.sourceType === 'model' && state.modelInstanceId === null) errors.model_instance = [MODEL_INSTANCE_REQUIRED];
+    if (state.sourceType !== 'model' && state.minScore !== null) errors.min_score = [MIN_SCORE_ONLY_FOR_MODEL];
+    if (
+      state.modelInstanceId !== null &&
+      state.modelInstanceId !== previous?.modelInstanceId &&
+      !(await this.models.existingIds([state.modelInstanceId], transaction)).has(state.modelInstanceId)
+    ) {
       errors.model_instance = [MESSAGES.doesNotExist(state.modelInstanceId)];
     }
-    if (state.connections.length > 0) {
-      const existing = await this.connections.existingIds(state.connections, manager);
-      const missing = state.connections.filter((connectionId) => !existing.has(connectionId));
+    const linked = new Set(previousConnections);
+    const added = state.connections.filter((connectionId) => !linked.has(connectionId));
+    if (added.length > 0) {
+      const existing = await this.connections.existingIds(added, transaction);
+      const missing = added.filter((connectionId) => !existing.has(connectionId));
       if (missing.length > 0) errors.connections = missing.map((connectionId) => MESSAGES.doesNotExist(connectionId));
     }
-    if (await this.audiences.nameTaken(state.name, id, manager)) errors.name = [NAME_TAKEN];
+    if (state.name !== previous?.name && (await this.audiences.nameTaken(state.name, previous?.id, transaction)))
+      errors.name = [NAME_TAKEN];
     if (Object.keys(errors).length > 0) throw ApiError.validation(errors);
   }
 
   /** One transaction per write; constraint races become the same 400s the checks give. */
-  private async write<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+  private async write<T>(work: (transaction: Transaction) => Promise<T>): Promise<T> {
     try {
       return await this.transactions.run(work);
     } catch (error) {
@@ -169,28 +199,7 @@ export class AudiencesService {
   }
 }
 
-interface AudienceState {
-  name: string;
-  description: string;
-  sourceType: Audience['sourceType'];
-  rules: Record<string, unknown>;
-  modelInstanceId: number | null;
-  minScore: number | null;
-  status: Audience['status'];
-  connections: number[];
-}
-
-function changedFields(audience: Audience, next: AudienceState): string[] {
-  const changed: string[] = [];
-  if (audience.name !== next.name) changed.push('name');
-  if (audience.description !== next.description) changed.push('description');
-  if (audience.sourceType !== next.sourceType) changed.push('source_type');
-  if (!isDeepStrictEqual(audience.rules, next.rules)) changed.push('rules');
-  if (audience.modelInstanceId !== next.modelInstanceId) changed.push('model_instance');
-  if (audience.minScore !== next.minScore) changed.push('min_score');
-  if (audience.status !== next.status) changed.push('status');
-  return changed;
-}
+type AudienceState = StateOf<Audience, typeof AUDIENCE_FIELDS> & { connections: number[] };
 
 function sameIds(a: number[], b: number[]): boolean {
   if (a.length !== b.length) return false;

@@ -1,6 +1,6 @@
 import { ApiError } from '../common/errors/api-error.js';
-import type { Access } from './access.decorators.js';
-import type { Identity } from './identity.js';
+import type { Access } from '../common/access/access.decorators.js';
+import type { Identity } from '../common/access/identity.js';
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -15,8 +15,19 @@ export function assertCanWrite(identity: Identity): void {
 }
 
 /**
+ * Writes that only an admin may make (SPEC 10.5, webhooks), or a write-scoped API key: a key is an
+ * integration's credential, set up by an admin. Viewers and read-only keys are refused first, with
+ * the same words as any write.
+ */
+export function assertCanAdminister(identity: Identity, what: string): void {
+  assertCanWrite(identity);
+  if (identity.kind !== 'api_key' && identity.role !== 'admin') throw ApiError.permissionDenied(`Only an admin can manage ${what}.`);
+}
+
+/**
  * Whether an authenticated caller may use a route: personal routes are for users (an API key →
- * 403); any other write needs an admin/editor or a write key. MCP routes check per tool.
+ * 403); any other write needs an admin/editor or a write key, and an admin or a write key on
+ * `workspace_admin` routes. MCP routes check per tool.
  */
 export function assertMayCall(identity: Identity, access: Access, method: string): void {
   if (access === 'public' || access === 'mcp') return;
@@ -24,5 +35,7 @@ export function assertMayCall(identity: Identity, access: Access, method: string
     if (identity.kind !== 'user') throw ApiError.permissionDenied('This endpoint is for users; an API key cannot use it.');
     return;
   }
-  if (!READ_METHODS.has(method)) assertCanWrite(identity);
+  if (READ_METHODS.has(method)) return;
+  if (access === 'workspace_admin') assertCanAdminister(identity, 'this resource');
+  else assertCanWrite(identity);
 }

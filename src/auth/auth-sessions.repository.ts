@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { type EntityManager, Equal, type Repository } from 'typeorm';
-import type { UserRole } from '../users/user-role.js';
+import { Equal, type Repository } from 'typeorm';
+import type { UserRole } from '../common/access/user-role.js';
 import { AuthSession } from './auth-session.entity.js';
+import { entityManagerOf, type Transaction } from '../common/tenancy/transactions.js';
 
 /** A session joined with its user: what an access token's request needs to know. */
 export interface SessionRow {
@@ -67,8 +68,8 @@ export class AuthSessionsRepository {
     return result.affected === 1;
   }
 
-  async revoke(id: string, reason: 'logout' | 'refresh_reuse', manager?: EntityManager): Promise<void> {
-    await (manager ?? this.sessions.manager)
+  async revoke(id: string, reason: 'logout' | 'refresh_reuse', transaction?: Transaction): Promise<void> {
+    await (transaction === undefined ? this.sessions.manager : entityManagerOf(transaction))
       .createQueryBuilder()
       .update(AuthSession)
       .set({ revokedAt: () => 'now()', revokedReason: reason })

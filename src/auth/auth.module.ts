@@ -14,12 +14,14 @@ import { JwtController } from './jwt.controller.js';
 import { LoginService } from './login.service.js';
 import { RequestGuard } from './request.guard.js';
 import { RequestRateLimit } from './request-rate-limit.js';
+import { AuthenticationFailuresInterceptor } from './authentication-failures.interceptor.js';
 import { SessionsService } from './sessions.service.js';
 import { SocialIdentity } from './social/social-identity.entity.js';
 import { SocialLoginController } from './social/social-login.controller.js';
 import { SocialLoginRepository } from './social/social-login.repository.js';
 import { SocialLoginState } from './social/social-login-state.entity.js';
 import { SocialLoginService } from './social/social-login.service.js';
+import { SocialProviders } from './social/social-providers.js';
 import { ApiKeyStrategy } from './strategies/api-key.strategy.js';
 import { JwtStrategy } from './strategies/jwt.strategy.js';
 import { jwtModuleOptions, TokenService } from './tokens/token.service.js';
@@ -44,13 +46,23 @@ import { jwtModuleOptions, TokenService } from './tokens/token.service.js';
     SessionsService,
     LoginService,
     SocialLoginRepository,
+    SocialProviders,
     SocialLoginService,
     RequestRateLimit,
+    AuthenticationFailuresInterceptor,
     JwtStrategy,
     ApiKeyStrategy,
     Authenticator,
     { provide: APP_GUARD, useClass: RequestGuard },
   ],
-  exports: [SessionsService, TokenService, LoginService, SocialLoginService],
+  exports: [
+    SessionsService,
+    TokenService,
+    LoginService,
+    SocialLoginService,
+    SocialProviders,
+    RequestRateLimit,
+    AuthenticationFailuresInterceptor,
+  ],
 })
 export class AuthModule {}

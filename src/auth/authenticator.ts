@@ -4,8 +4,8 @@ import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../common/errors/api-error.js';
 import { isDependencyUnavailable } from '../common/errors/database-errors.js';
 import { McpTokensService } from '../mcp-tokens/mcp-tokens.service.js';
-import type { Access } from './access.decorators.js';
-import type { Identity } from './identity.js';
+import type { Access } from '../common/access/access.decorators.js';
+import type { Identity } from '../common/access/identity.js';
 import { API_KEY_CHALLENGE } from './strategies/api-key.strategy.js';
 
 const CHALLENGES = `Bearer realm="api", ${API_KEY_CHALLENGE}`;

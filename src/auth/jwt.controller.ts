@@ -2,8 +2,9 @@ import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../common/errors/api-error.js';
-import { ApiProblem, ApiProblems } from '../openapi/problem-details.schema.js';
-import { Personal, PublicLimitedByIp } from './access.decorators.js';
+import { ApiProblem, ApiProblems } from '../common/errors/problem-details.schema.js';
+import { Personal, PublicLimitedByIp } from '../common/access/access.decorators.js';
+import { PublicCountingFailures } from './authentication-failures.interceptor.js';
 import { EmptyDto, TokenObtainDto, TokenPairDto, TokenRefreshDto, TokenVerifyDto } from './dto/jwt.dto.js';
 import { LoginService } from './login.service.js';
 import { SessionsService, tokenNotValid } from './sessions.service.js';
@@ -34,7 +35,7 @@ export class JwtController {
 
   @Post('refresh')
   @HttpCode(200)
-  @PublicLimitedByIp()
+  @PublicCountingFailures()
   @ApiOperation({
     summary: 'Refresh the token pair',
     description:
@@ -49,7 +50,7 @@ export class JwtController {
 
   @Post('verify')
   @HttpCode(200)
-  @PublicLimitedByIp()
+  @PublicCountingFailures()
   @ApiOperation({
     summary: 'Verify a token',
     description:

@@ -4,10 +4,10 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../common/errors/api-error.js';
 import { Tenant } from '../common/tenancy/tenant.js';
 import { TenantContext } from '../common/tenancy/tenant-context.js';
-import { accessOf, LIMIT_BY_IP } from './access.decorators.js';
+import { accessOf, LIMIT_BY_IP } from '../common/access/access.decorators.js';
 import { assertMayCall } from './access-policy.js';
 import { Authenticator } from './authenticator.js';
-import type { Identity } from './identity.js';
+import type { Identity } from '../common/access/identity.js';
 import { RequestRateLimit } from './request-rate-limit.js';
 
 /**

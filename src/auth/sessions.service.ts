@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { ApiError } from '../common/errors/api-error.js';
 import { Clock } from '../common/time/clock.js';
-import type { UserRole } from '../users/user-role.js';
+import type { UserRole } from '../common/access/user-role.js';
 import type { User } from '../users/user.entity.js';
-import { Transactions } from '../database/transactions.js';
+import { Transactions } from '../common/tenancy/transactions.js';
 import { AuthSessionsRepository } from './auth-sessions.repository.js';
 import { CredentialCache, publishInvalidation } from '../common/credential-cache/credential-cache.js';
 import { CREDENTIAL_CACHE } from '../common/credential-cache/credential-cache.token.js';
@@ -87,9 +87,9 @@ export class SessionsService {
 
   /** Ends a session: its refresh token and every access token it issued stop working. */
   async end(sessionId: string, reason: 'logout' | 'refresh_reuse'): Promise<void> {
-    await this.transactions.run(async (manager) => {
-      await this.sessions.revoke(sessionId, reason, manager);
-      await publishInvalidation(manager, `session:${sessionId}`);
+    await this.transactions.run(async (transaction) => {
+      await this.sessions.revoke(sessionId, reason, transaction);
+      await publishInvalidation(transaction, `session:${sessionId}`);
     });
     this.cache.invalidate(`session:${sessionId}`);
   }

@@ -1,10 +1,10 @@
 import { parseArgs } from 'node:util';
-import type { DataSource } from 'typeorm';
+import type { INestApplicationContext, Type } from '@nestjs/common';
 import type { ApiKey, ApiKeyScope } from '../api-keys/api-key.entity.js';
 import { type AppConfig, ConfigError, loadConfig } from '../config/app-config.js';
 import type { Platform } from '../connections/connection.entity.js';
-import type { OpenDatabase } from '../database/database.js';
-import { USER_ROLES, type UserRole } from '../users/user-role.js';
+import type { PreparedDatabase } from '../database/database.js';
+import { USER_ROLES, type UserRole } from '../common/access/user-role.js';
 import type { User } from '../users/user.entity.js';
 
 export interface CliOutput {
@@ -27,10 +27,11 @@ export interface CommandArgs {
 export interface CommandContext {
   config: AppConfig;
   /**
-   * Connects (and migrates) on first call, so a command can reject its arguments first: a typo
-   * must not start the embedded cluster or touch the schema.
+   * Connects and migrates, then starts the Nest application context of these feature modules
+   * (src/cli/cli.module.ts). Called once, when the arguments have been checked: a typo must not
+   * start the embedded cluster or touch the schema.
    */
-  dataSource(): Promise<DataSource>;
+  app(...features: Type[]): Promise<INestApplicationContext>;
 }
 
 export type CommandHandler = (args: CommandArgs, context: CommandContext) => Promise<object>;
@@ -76,8 +77,8 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
     options: ['name'],
     async run(args, context) {
       const name = requiredOption(args, 'name');
-      const customers = await customersService(await context.dataSource());
-      const customer = await customers.create(name);
+      const { CustomersService } = await import('../customers/customers.service.js');
+      const customer = await (await customersApp(context)).get(CustomersService).create(name);
       return { id: customer.id, name: customer.name, created_at: customer.createdAt.toISOString() };
     },
   },
@@ -123,10 +124,11 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
     options: ['customer'],
     async run(args, context) {
       const customerId = integerOption(args, 'customer');
-      const apiKeys = await apiKeysService(context);
+      const app = await apiKeysApp(context);
+      const { ApiKeysService } = await import('../api-keys/api-keys.service.js');
       // An empty list for a mistyped id would read as "this customer has no keys".
-      await requireCustomer(context, customerId);
-      return { api_keys: (await apiKeys.list(customerId)).map(apiKeyJson) };
+      await requireCustomer(app, customerId);
+      return { api_keys: (await app.get(ApiKeysService).list(customerId)).map(apiKeyJson) };
     },
   },
   'apikey revoke': {
@@ -164,18 +166,17 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
       if (!isPlatform(platform)) throw new UsageError(`--platform must be one of ${PLATFORM_CHOICES.join(', ')} (got "${platform}")`);
       const externalAccountId = requiredOption(args, 'account-id');
       const accountName = requiredOption(args, 'account-name');
-      const dataSource = await context.dataSource();
-      const { ClsServiceManager } = await import('nestjs-cls');
+      const app = await connectionsApp(context);
       const { Tenant } = await import('../common/tenancy/tenant.js');
       const { TenantContext } = await import('../common/tenancy/tenant-context.js');
-      const { Connection } = await import('../connections/connection.entity.js');
+      const { CustomersService } = await import('../customers/customers.service.js');
       const { ConnectionsRepository } = await import('../connections/connections.repository.js');
       const { registerExternalConnection } = await import('../connections/external-connections.js');
       const { toConnectionDto } = await import('../connections/connection.mapper.js');
+      const connections = app.get(ConnectionsRepository);
+      const customers = app.get(CustomersService);
       // The operator names the workspace; everything below runs in it, as a request would.
-      const tenants = new TenantContext(ClsServiceManager.getClsService());
-      const connections = new ConnectionsRepository(dataSource.getRepository(Connection), tenants);
-      const customers = await customersService(dataSource);
+      const tenants = app.get(TenantContext);
       const connection = await tenants.run(Tenant.forOperator(customerId), () =>
         registerExternalConnection(connections, (id) => customers.exists(id), { customerId, platform, externalAccountId, accountName }),
       );
@@ -186,15 +187,11 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
     usage: '',
     options: [],
     async run(_args, context) {
-      const dataSource = await context.dataSource();
-      const { Connection } = await import('../connections/connection.entity.js');
+      const app = await connectionsApp(context);
       const { ConnectionMaintenanceRepository } = await import('../connections/oauth/connection-maintenance.repository.js');
       const { TokenCipher } = await import('../connections/token-cipher.js');
       const { reencryptTokens } = await import('../connections/oauth/token-reencryption.js');
-      return reencryptTokens(
-        new ConnectionMaintenanceRepository(dataSource.getRepository(Connection)),
-        TokenCipher.fromConfig(context.config),
-      );
+      return reencryptTokens(app.get(ConnectionMaintenanceRepository), app.get(TokenCipher));
     },
   },
   migrate: {
@@ -202,7 +199,9 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
     options: [],
     async run(_args, context) {
       // Opening the database is what applies pending migrations; what is left is to report them.
-      const dataSource = await context.dataSource();
+      const app = await context.app();
+      const { DataSource } = await import('typeorm');
+      const dataSource = app.get(DataSource);
       const table = dataSource.driver.escape(dataSource.options.migrationsTableName ?? 'migrations');
       const rows: { name: string }[] = await dataSource.query(`SELECT name FROM ${table} ORDER BY "timestamp", id`);
       return { migrations: 'applied', applied: rows.map((row) => row.name) };
@@ -211,69 +210,49 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
 };
 
 /*
- * Outside the Nest container, services get what TypeOrmModule.forFeature and the Transactions
- * provider would give them: repositories over `dataSource.getRepository(Entity)`, and transactions
- * on the same DataSource. One import at a time: Jest's ESM loader fails on concurrent imports that
- * share dependencies.
+ * Each command's application context holds only the feature modules it uses: loading a module
+ * loads its entities, services and their libraries (argon2 for users), which is most of a run's
+ * time. One import at a time: Jest's ESM loader fails on concurrent imports that share dependencies.
  */
 
-async function customersRepository(dataSource: DataSource) {
-  const { Customer } = await import('../customers/customer.entity.js');
-  const { CustomersRepository } = await import('../customers/customers.repository.js');
-  return new CustomersRepository(dataSource.getRepository(Customer));
-}
-
-async function customersService(dataSource: DataSource) {
-  const customers = await customersRepository(dataSource);
-  const { CustomersService } = await import('../customers/customers.service.js');
-  return new CustomersService(customers);
-}
-
-async function transactions(dataSource: DataSource) {
-  const { Transactions } = await import('../database/transactions.js');
-  return new Transactions(dataSource);
+async function customersApp(context: CommandContext): Promise<INestApplicationContext> {
+  const { CustomersModule } = await import('../customers/customers.module.js');
+  return context.app(CustomersModule);
 }
 
 async function usersService(context: CommandContext) {
-  const dataSource = await context.dataSource();
-  const { User } = await import('../users/user.entity.js');
-  const { UsersRepository } = await import('../users/users.repository.js');
+  const { UsersModule } = await import('../users/users.module.js');
   const { UsersService } = await import('../users/users.service.js');
-  const { PasswordHasher } = await import('../users/password-hasher.js');
-  return new UsersService(
-    new UsersRepository(dataSource.getRepository(User)),
-    await customersRepository(dataSource),
-    await transactions(dataSource),
-    new PasswordHasher(),
-  );
+  return (await context.app(UsersModule)).get(UsersService);
+}
+
+async function apiKeysApp(context: CommandContext): Promise<INestApplicationContext> {
+  const { ApiKeysModule } = await import('../api-keys/api-keys.module.js');
+  return context.app(ApiKeysModule);
 }
 
 async function apiKeysService(context: CommandContext) {
-  const dataSource = await context.dataSource();
-  const { pino } = await import('pino');
-  const { Clock } = await import('../common/time/clock.js');
-  const { CredentialCache } = await import('../common/credential-cache/credential-cache.js');
-  const { ApiKey } = await import('../api-keys/api-key.entity.js');
-  const { ApiKeysRepository } = await import('../api-keys/api-keys.repository.js');
+  const app = await apiKeysApp(context);
   const { ApiKeysService } = await import('../api-keys/api-keys.service.js');
-  // stdout carries the result alone, so warnings go to stderr.
-  const logger = pino({ level: 'warn' }, pino.destination(2));
-  // A cache that never listens checks every key in the database; running servers still hear the service's NOTIFY.
-  return new ApiKeysService(
-    new ApiKeysRepository(dataSource.getRepository(ApiKey)),
-    await customersRepository(dataSource),
-    await transactions(dataSource),
-    new Clock(),
-    new CredentialCache(undefined, logger),
-    context.config,
-    logger,
-  );
+  return app.get(ApiKeysService);
 }
 
-async function requireCustomer(context: CommandContext, customerId: number): Promise<void> {
-  const customers = await customersRepository(await context.dataSource());
+async function connectionsApp(context: CommandContext): Promise<INestApplicationContext> {
+  // Connections hold OAuth tokens encrypted under the server's key, which this run must share.
+  if (context.config.encryptionKey.length === 0) {
+    throw new ConfigError([
+      `ENCRYPTION_KEY is not set, and ${context.config.dataDir} holds no development key: on a DATABASE_URL the CLI uses the ` +
+        "server's key and never makes one up. Set ENCRYPTION_KEY (and ENCRYPTION_PREVIOUS_KEYS) as the server has them.",
+    ]);
+  }
+  const { ConnectionsModule } = await import('../connections/connections.module.js');
+  return context.app(ConnectionsModule);
+}
+
+async function requireCustomer(app: INestApplicationContext, customerId: number): Promise<void> {
+  const { CustomersRepository } = await import('../customers/customers.repository.js');
   const { ApiError } = await import('../common/errors/api-error.js');
-  if (!(await customers.exists(customerId))) {
+  if (!(await app.get(CustomersRepository).exists(customerId))) {
     throw ApiError.field('customer', `Customer ${customerId} does not exist.`);
   }
 }
@@ -431,7 +410,8 @@ function oneLine(text: string): string {
  */
 export async function runCli(argv: string[], io: CliIo, env: CliEnv = process.env): Promise<number> {
   let commandName: string | undefined;
-  let database: OpenDatabase | undefined;
+  let database: PreparedDatabase | undefined;
+  let app: INestApplicationContext | undefined;
   const fail = async (error: unknown): Promise<number> => {
     io.stderr.write(`${await describeError(error, commandName)}\n`);
     return error instanceof UsageError ? 2 : 1;
@@ -444,20 +424,26 @@ export async function runCli(argv: string[], io: CliIo, env: CliEnv = process.en
       return 0;
     }
     commandName = invocation.name;
-    const config = loadConfig(env);
+    // On a DATABASE_URL the server may be anywhere, with secrets of its own: a missing one is
+    // never made up here (see LoadConfigOptions), only read from where the server keeps it.
+    const config = loadConfig(env, { generateSecrets: !env.DATABASE_URL?.trim() });
     const context: CommandContext = {
       config,
-      async dataSource() {
-        if (!database) {
-          const { openDatabase } = await import('../database/database.js');
-          database = await openDatabase(config, {
-            applicationName: PROGRAM,
-            poolSize: 1,
-            // stdout carries only the result; progress (e.g. first-time cluster setup) goes to stderr.
-            log: (line) => io.stderr.write(`${oneLine(line)}\n`),
-          });
-        }
-        return database.dataSource;
+      async app(...features) {
+        if (database) throw new Error('A command opens one application context');
+        const { prepareDatabase } = await import('../database/database.js');
+        // stdout carries only the result; progress (e.g. first-time cluster setup) goes to stderr.
+        database = await prepareDatabase(config, { log: (line) => io.stderr.write(`${oneLine(line)}\n`) });
+        const { pino } = await import('pino');
+        const { NestFactory } = await import('@nestjs/core');
+        const { CliModule } = await import('./cli.module.js');
+        const logger = pino({ level: 'warn' }, pino.destination(2));
+        // Nest's own logger is off (its lines would land on stdout); a failure still reaches stderr as this run's error.
+        app = await NestFactory.createApplicationContext(CliModule.forRoot({ config, url: database.url, logger, features }), {
+          logger: false,
+          abortOnError: false,
+        });
+        return app;
       },
     };
     const result = await invocation.command.run(invocation.args, context);
@@ -467,7 +453,11 @@ export async function runCli(argv: string[], io: CliIo, env: CliEnv = process.en
     exitCode = await fail(error);
   }
   try {
-    await database?.close();
+    try {
+      await app?.close();
+    } finally {
+      await database?.close();
+    }
   } catch (error) {
     // The result may already be out, but an unclean shutdown (say, an embedded cluster left running) must still show.
     exitCode = Math.max(exitCode, await fail(error));

@@ -1,6 +1,7 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig } from './app-config.js';
 
 const KEY = Buffer.alloc(32, 1).toString('base64');
@@ -97,6 +98,30 @@ describe('loadConfig', () => {
     );
   });
 
+  it("resolves DATA_DIR from the project's folder, not the working directory", () => {
+    const previous = process.cwd();
+    process.chdir(tmpdir());
+    try {
+      const root = fileURLToPath(new URL('../../', import.meta.url));
+      expect(loadConfig({ JWT_SECRET: SECRET, ENCRYPTION_KEY: KEY }).dataDir).toBe(join(root, '.data'));
+      expect(loadConfig({ JWT_SECRET: SECRET, ENCRYPTION_KEY: KEY, DATA_DIR: 'var/data' }).dataDir).toBe(join(root, 'var', 'data'));
+      expect(loadConfig({ JWT_SECRET: SECRET, ENCRYPTION_KEY: KEY, DATA_DIR: '/srv/data' }).dataDir).toBe('/srv/data');
+    } finally {
+      process.chdir(previous);
+    }
+  });
+
+  it('reads kept development secrets but makes up none when told not to (the admin CLI on a DATABASE_URL)', () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'config-spec-'));
+    const none = loadConfig({ DATA_DIR: dataDir }, { generateSecrets: false });
+    expect({ jwtSecret: none.jwtSecret, encryptionKey: none.encryptionKey.length }).toEqual({ jwtSecret: '', encryptionKey: 0 });
+    expect(readdirSync(dataDir)).toEqual([]);
+    const kept = loadConfig({ DATA_DIR: dataDir });
+    const read = loadConfig({ DATA_DIR: dataDir }, { generateSecrets: false });
+    expect(read.jwtSecret).toBe(kept.jwtSecret);
+    expect(read.encryptionKey.equals(kept.encryptionKey)).toBe(true);
+  });
+
   it('generates development secrets once and keeps them in the data directory', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'config-spec-'));
     const first = loadConfig({ DATA_DIR: dataDir });
@@ -127,12 +152,53 @@ describe('loadConfig: ad-platform connections', () => {
       ENCRYPTION_PREVIOUS_KEYS: previous.map((key) => key.toString('base64')).join(' , '),
       GOOGLE_OAUTH_REVOKE_URL: 'http://127.0.0.1:9999/revoke',
       META_GRAPH_URL: 'http://127.0.0.1:9999/v19.0/',
+      GOOGLE_DATA_MANAGER_URL: 'http://127.0.0.1:9998/',
+      META_MAX_REQUEST_BYTES: '2000',
       PROVIDER_TIMEOUT_MS: '250',
     });
     expect(config.encryptionPreviousKeys.map((key) => key.toString('hex'))).toEqual(previous.map((key) => key.toString('hex')));
     expect(config.googleOauthRevokeUrl).toBe('http://127.0.0.1:9999/revoke');
     expect(config.metaGraphUrl).toBe('http://127.0.0.1:9999/v19.0');
+    expect(config.googleDataManagerUrl).toBe('http://127.0.0.1:9998');
+    expect(config.metaMaxRequestBytes).toBe(2000);
     expect(config.providerTimeoutMs).toBe(250);
+  });
+
+  it('defaults the retries of platform requests (SPEC 10.3 "Failures") and bounds them', () => {
+    expect(loadConfig({ JWT_SECRET: SECRET, ENCRYPTION_KEY: KEY }).sync).toMatchObject({ retryBaseSeconds: 5, maxAttempts: 5 });
+    expect(
+      loadConfig({ JWT_SECRET: SECRET, ENCRYPTION_KEY: KEY, SYNC_RETRY_BASE_SECONDS: '0', SYNC_MAX_ATTEMPTS: '2' }).sync,
+    ).toMatchObject({
+      retryBaseSeconds: 0,
+      maxAttempts: 2,
+    });
+    expect(loadConfig({ JWT_SECRET: SECRET, ENCRYPTION_KEY: KEY, SYNC_RETRY_BASE_SECONDS: '0.25' }).sync.retryBaseSeconds).toBe(0.25);
+    const problems = problemsOf({ JWT_SECRET: SECRET, ENCRYPTION_KEY: KEY, SYNC_MAX_ATTEMPTS: '0' });
+    expect(problems.join('\n')).toMatch(/SYNC_MAX_ATTEMPTS must be an integer from 1 to 100/);
+  });
+
+  it('defaults the Data Manager API origin and the Meta request size of SPEC 10.3, and bounds the size', () => {
+    const config = loadConfig({ JWT_SECRET: SECRET, ENCRYPTION_KEY: KEY });
+    expect(config.googleDataManagerUrl).toBe('https://datamanager.googleapis.com');
+    expect(config.metaMaxRequestBytes).toBe(60_000);
+    const problems = problemsOf({
+      JWT_SECRET: SECRET,
+      ENCRYPTION_KEY: KEY,
+      META_MAX_REQUEST_BYTES: '999',
+      GOOGLE_DATA_MANAGER_URL: 'nope',
+    });
+    expect(problems.join('\n')).toMatch(/META_MAX_REQUEST_BYTES must be an integer from 1000 to 10000000/);
+    expect(problems.join('\n')).toMatch(/GOOGLE_DATA_MANAGER_URL is not a valid URL/);
+  });
+
+  it('defaults the webhook time-out and retry base of SPEC 10.5, takes 0 as the base, and bounds both', () => {
+    expect(loadConfig({ JWT_SECRET: SECRET, ENCRYPTION_KEY: KEY }).webhooks).toEqual({ timeoutMs: 5000, retryBaseSeconds: 30 });
+    expect(
+      loadConfig({ JWT_SECRET: SECRET, ENCRYPTION_KEY: KEY, WEBHOOK_TIMEOUT_MS: '250', WEBHOOK_RETRY_BASE_SECONDS: '0' }).webhooks,
+    ).toEqual({ timeoutMs: 250, retryBaseSeconds: 0 });
+    const problems = problemsOf({ JWT_SECRET: SECRET, ENCRYPTION_KEY: KEY, WEBHOOK_TIMEOUT_MS: '0', WEBHOOK_RETRY_BASE_SECONDS: '-1' });
+    expect(problems.join('\n')).toMatch(/WEBHOOK_TIMEOUT_MS must be an integer from 100 to 60000/);
+    expect(problems.join('\n')).toMatch(/WEBHOOK_RETRY_BASE_SECONDS must be an integer from 0 to 3600/);
   });
 
   it('rejects a bad previous key without echoing it, bad provider URLs and a bad timeout', () => {
@@ -151,6 +217,87 @@ describe('loadConfig: ad-platform connections', () => {
     expect(problems.join('\n')).toMatch(/GOOGLE_OAUTH_REVOKE_URL must be a http:\/\/ or https:\/\/ URL/);
     expect(problems.join('\n')).toMatch(/META_GRAPH_URL is not a valid URL/);
     expect(problems.join('\n')).toMatch(/PROVIDER_TIMEOUT_MS must be an integer/);
+  });
+
+  it('takes only https provider URLs in production (docs/security.md)', () => {
+    const problems = problemsOf({
+      NODE_ENV: 'production',
+      DATABASE_URL: 'postgres://db/app',
+      PUBLIC_BASE_URL: 'https://api.example.com',
+      JWT_SECRET: SECRET,
+      ENCRYPTION_KEY: KEY,
+      GOOGLE_OAUTH_REVOKE_URL: 'http://revoke.example/revoke',
+      META_GRAPH_URL: 'http://graph.example/v25.0',
+      GOOGLE_DATA_MANAGER_URL: 'http://datamanager.example',
+    });
+    expect(problems.join('\n')).toMatch(/GOOGLE_DATA_MANAGER_URL must be a https:\/\/ URL/);
+    expect(problems.join('\n')).toMatch(/GOOGLE_OAUTH_REVOKE_URL must be a https:\/\/ URL/);
+    expect(problems.join('\n')).toMatch(/META_GRAPH_URL must be a https:\/\/ URL/);
+  });
+});
+
+describe("loadConfig: a workspace's share of the database pool", () => {
+  const base = { JWT_SECRET: SECRET, ENCRYPTION_KEY: KEY };
+  const share = (env: Record<string, string>) => {
+    const config = loadConfig({ ...base, ...env });
+    return { share: config.workspacePoolShare, waitMs: config.workspacePoolWaitMs };
+  };
+
+  it('defaults to 80% of the pool, leaving the other workspaces at least one connection, and a 1 s wait', () => {
+    expect(share({})).toEqual({ share: 8, waitMs: 1000 });
+    expect(share({ DATABASE_POOL_SIZE: '2' })).toEqual({ share: 1, waitMs: 1000 });
+    expect(share({ DATABASE_POOL_SIZE: '1' })).toEqual({ share: 1, waitMs: 1000 });
+    expect(share({ DATABASE_POOL_SIZE: '50', WORKSPACE_POOL_SHARE: '10', WORKSPACE_POOL_WAIT_MS: '250' })).toEqual({
+      share: 10,
+      waitMs: 250,
+    });
+  });
+
+  it('refuses a share larger than the pool', () => {
+    expect(problemsOf({ ...base, DATABASE_POOL_SIZE: '4', WORKSPACE_POOL_SHARE: '5' })).toEqual([
+      'WORKSPACE_POOL_SHARE must be an integer from 1 to 4 (got "5").',
+    ]);
+  });
+});
+
+describe('loadConfig: the API document of this deployment', () => {
+  const base = { JWT_SECRET: SECRET, ENCRYPTION_KEY: KEY };
+
+  it('names a contact and points the guides at the Swagger UI of this service by default', () => {
+    expect(loadConfig(base).apiDocument).toEqual({
+      contactName: 'API support of this deployment',
+      contactEmail: undefined,
+      contactUrl: undefined,
+      docsUrl: '/api/docs/',
+    });
+  });
+
+  it("takes the operator's contact and guides, as absolute URLs or paths of this service", () => {
+    const config = loadConfig({
+      ...base,
+      API_CONTACT_NAME: 'Acme integrations team',
+      API_CONTACT_EMAIL: 'integrations@acme.example',
+      API_CONTACT_URL: 'https://acme.example/support',
+      API_DOCS_URL: '/guides/',
+    });
+    expect(config.apiDocument).toEqual({
+      contactName: 'Acme integrations team',
+      contactEmail: 'integrations@acme.example',
+      contactUrl: 'https://acme.example/support',
+      docsUrl: '/guides/',
+    });
+  });
+
+  it('refuses an email that is not one, a protocol-relative or non-http URL, and http in production', () => {
+    expect(
+      problemsOf({ ...base, API_CONTACT_EMAIL: 'support', API_CONTACT_URL: '//evil.example/', API_DOCS_URL: 'ftp://docs.example/' }),
+    ).toEqual([
+      'API_CONTACT_EMAIL must be an email address (got "support").',
+      'API_CONTACT_URL is not a valid URL.',
+      'API_DOCS_URL must be a http:// or https:// URL.',
+    ]);
+    const production = { ...base, NODE_ENV: 'production', DATABASE_URL: 'postgres://db/app', PUBLIC_BASE_URL: 'https://api.example.com' };
+    expect(problemsOf({ ...production, API_DOCS_URL: 'http://docs.example/' })).toEqual(['API_DOCS_URL must be a https:// URL.']);
   });
 });
 

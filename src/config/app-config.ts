@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /** Validated, typed configuration. Built once at start from environment variables (SPEC section 9). */
 export interface AppConfig {
@@ -11,6 +12,13 @@ export interface AppConfig {
   /** Unset means: run on the embedded PostgreSQL under `dataDir` (in production only with EMBEDDED_DATABASE=true). */
   readonly databaseUrl: string | undefined;
   readonly databasePoolSize: number;
+  /**
+   * Connections of the pool one workspace may hold at once (issue 25, item 2), so that one workspace
+   * flooding the API cannot take the whole pool from the others; default 80% of the pool, leaving
+   * at least one connection. Its work past the share waits up to `workspacePoolWaitMs`, then 429.
+   */
+  readonly workspacePoolShare: number;
+  readonly workspacePoolWaitMs: number;
   /** Named prepared statements for the hot statements (src/database/prepared-statements.ts). */
   readonly databasePreparedStatements: boolean;
   readonly redisUrl: string | undefined;
@@ -28,6 +36,13 @@ export interface AppConfig {
   readonly googleOauthRevokeUrl: string;
   /** Meta Graph API base URL, version included, without a trailing slash. */
   readonly metaGraphUrl: string;
+  /** Google's Data Manager API origin (audience members, user lists; SPEC 10.3), without version or trailing slash. */
+  readonly googleDataManagerUrl: string;
+  /**
+   * The largest body of one Meta custom-audience members request (SPEC 10.3): Meta documents 10,000
+   * rows per request but not a byte limit, and bodies over about 65,000 bytes fail in practice.
+   */
+  readonly metaMaxRequestBytes: number;
   /** Time limit of each call to an ad platform, so a slow provider cannot hold a request. */
   readonly providerTimeoutMs: number;
   /** The OAuth apps through which advertisers connect their ad accounts (SPEC section 6). */
@@ -66,9 +81,84 @@ export interface AppConfig {
   /** How long a rotated API key keeps working by default. */
   readonly apiKeyRotationGraceHours: number;
   readonly shutdownTimeoutMs: number;
+  /**
+   * How long a client may take to send a whole request, head and body (Node's requestTimeout); the
+   * head alone gets at most 10 s of it. A trickling client is answered 408 and disconnected.
+   */
+  readonly requestTimeoutMs: number;
+  /** The largest file `POST /api/v1/imports/` takes (SPEC 10.1, default 1 GiB); every other body stays at 1 MiB. */
+  readonly importMaxBytes: number;
+  /** An import upload that sends nothing for this long is dropped (its staged rows roll back). */
+  readonly importIdleTimeoutMs: number;
   readonly demoWorkspace: boolean;
   /** Social login (SPEC section 2): the providers that are configured, and where they may send users back. */
   readonly socialLogin: SocialLoginConfig;
+  /** Background jobs (SPEC section 10.6). */
+  readonly jobs: JobsConfig;
+  /** Audience membership (SPEC 10.2). */
+  readonly membership: MembershipConfig;
+  /** Audience syncs to the ad platforms (SPEC 10.3). */
+  readonly sync: SyncConfig;
+  /** Signed webhooks (SPEC 10.5). */
+  readonly webhooks: WebhooksConfig;
+  /** Whom integrators reach and where they read more, as the API document's `info.contact` and `externalDocs` say. */
+  readonly apiDocument: ApiDocumentConfig;
+}
+
+export interface SyncConfig {
+  /** A sync waits this long after the last membership change of its audience, so a burst gives one run. */
+  readonly debounceSeconds: number;
+  /** An active audience syncs each destination at least this often; 0: only on change and by hand. */
+  readonly intervalHours: number;
+  /** The first retry of a platform request waits about this long, doubling each try (with jitter). */
+  readonly retryBaseSeconds: number;
+  /** Tries per platform request before the run fails. */
+  readonly maxAttempts: number;
+  /** Google's verdict on a request is first asked for this long after it was sent. */
+  readonly googleStatusPollDelaySeconds: number;
+  /** Then again after this, doubling, until Google has one. */
+  readonly googleStatusPollBackoffSeconds: number;
+  /** The shared budget of Data Manager requests per minute for the whole deployment (one Google Cloud project). */
+  readonly googleRequestsPerMinute: number;
+  /** The shared budget of Graph requests per minute per Meta ad account. */
+  readonly metaRequestsPerMinute: number;
+}
+
+export interface WebhooksConfig {
+  /** A delivery is a success only with a 2xx within this time (WEBHOOK_TIMEOUT_MS). */
+  readonly timeoutMs: number;
+  /** The first retry waits this long, each next one twice as long, for 24 hours; 0 retries at once (tests only). */
+  readonly retryBaseSeconds: number;
+}
+
+export interface MembershipConfig {
+  /** A recompute waits this long after the last change of its inputs, so a burst gives one run. */
+  readonly debounceSeconds: number;
+  /** Active rules and model audiences are recomputed at least this often; 0: only on change. */
+  readonly refreshMinutes: number;
+}
+
+/**
+ * The deployment's own facts in the API document: who answers integrators' questions, and where
+ * its guides are. A URL may be a path of this service (relative to the document's server, `/`).
+ */
+export interface ApiDocumentConfig {
+  readonly contactName: string;
+  readonly contactEmail: string | undefined;
+  readonly contactUrl: string | undefined;
+  /** The guides; by default this service's own Swagger UI. */
+  readonly docsUrl: string;
+}
+
+export interface JobsConfig {
+  /** Jobs this process runs at once; 0: an API-only process (it still enqueues). */
+  readonly workerConcurrency: number;
+  /** The fallback poll for due jobs; new jobs are announced at once (LISTEN/NOTIFY). */
+  readonly pollIntervalMs: number;
+  /** How often a worker looks for jobs held by a worker process that is gone, and frees them. */
+  readonly rescueIntervalSeconds: number;
+  /** Where audience-worker serves /metrics and /healthz (it has no API port); unset: nowhere. */
+  readonly workerMetricsPort: number | undefined;
 }
 
 /** Google signs in with OpenID Connect, from its issuer's discovery document. */
@@ -136,6 +226,31 @@ export class ConfigError extends Error {
 
 type Env = Record<string, string | undefined>;
 
+export interface LoadConfigOptions {
+  /**
+   * Whether a JWT_SECRET or ENCRYPTION_KEY missing outside production may be generated (and kept
+   * under DATA_DIR). The server may: it is the one that uses them. The admin CLI may only on the
+   * embedded database, whose data directory it shares with the server; on a DATABASE_URL the
+   * server may run anywhere with secrets of its own, and a key the CLI made up would encrypt
+   * tokens that server cannot read. Without it, a secret comes from the environment or a file the
+   * server already wrote there, or is left empty (length 0) for the command to refuse.
+   */
+  generateSecrets?: boolean;
+}
+
+/**
+ * The folder of this package (its package.json), from src/config/ or dist/src/config/ alike:
+ * a relative DATA_DIR is resolved from here, not from the working directory, so the server and
+ * the admin CLI find the same data directory wherever they are started from.
+ */
+function projectRoot(): string {
+  let folder = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(folder, 'package.json')) && dirname(folder) !== folder) folder = dirname(folder);
+  return folder;
+}
+
+export const PROJECT_ROOT = projectRoot();
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /**
@@ -143,11 +258,11 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
  * Secrets that production must provide (JWT_SECRET, ENCRYPTION_KEY) are generated once and kept
  * under the data directory in development, so a local restart does not log everyone out.
  */
-export function loadConfig(env: Env = process.env): AppConfig {
+export function loadConfig(env: Env = process.env, { generateSecrets = true }: LoadConfigOptions = {}): AppConfig {
   const problems: string[] = [];
   const nodeEnv = readEnum(env, 'NODE_ENV', ['development', 'production', 'test'] as const, 'development', problems);
   const production = nodeEnv === 'production';
-  const dataDir = resolve(env.DATA_DIR?.trim() || '.data');
+  const dataDir = resolve(PROJECT_ROOT, env.DATA_DIR?.trim() || '.data');
 
   const databaseUrl = readUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:'], problems);
   // SPEC section 9: in production the embedded database (data inside the container, lost with it)
@@ -162,11 +277,12 @@ export function loadConfig(env: Env = process.env): AppConfig {
   }
   const redisUrl = readUrl(env, 'REDIS_URL', ['redis:', 'rediss:'], problems);
   const publicBaseUrl = readUrl(env, 'PUBLIC_BASE_URL', ['http:', 'https:'], problems)?.replace(/\/+$/, '');
+  const providerProtocols = production ? ['https:'] : ['http:', 'https:'];
 
   let jwtSecret = env.JWT_SECRET;
   if (jwtSecret === undefined || jwtSecret === '') {
     if (production) problems.push('JWT_SECRET is required when NODE_ENV=production (at least 32 characters).');
-    jwtSecret = production ? '' : localSecret(dataDir, 'jwt-secret', () => randomBytes(48).toString('base64url'));
+    jwtSecret = production ? '' : localSecret(dataDir, 'jwt-secret', generateSecrets, () => randomBytes(48).toString('base64url'));
   } else if (jwtSecret.length < 32) {
     problems.push('JWT_SECRET must be at least 32 characters long.');
   }
@@ -177,7 +293,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     if (production) problems.push('ENCRYPTION_KEY is required when NODE_ENV=production (32 bytes, base64).');
     else
       encryptionKey = Buffer.from(
-        localSecret(dataDir, 'encryption-key', () => randomBytes(32).toString('base64')),
+        localSecret(dataDir, 'encryption-key', generateSecrets, () => randomBytes(32).toString('base64')),
         'base64',
       );
   } else {
@@ -192,12 +308,15 @@ export function loadConfig(env: Env = process.env): AppConfig {
     problems.push('PUBLIC_BASE_URL or ALLOWED_HOSTS is required when NODE_ENV=production (list pages link to absolute URLs).');
   }
 
+  const databasePoolSize = readInt(env, 'DATABASE_POOL_SIZE', 10, 1, 200, problems);
   const config: AppConfig = {
     nodeEnv,
     host: env.HOST?.trim() || '0.0.0.0',
     port: readInt(env, 'PORT', 3000, 0, 65535, problems),
     databaseUrl,
-    databasePoolSize: readInt(env, 'DATABASE_POOL_SIZE', 10, 1, 200, problems),
+    databasePoolSize,
+    workspacePoolShare: readInt(env, 'WORKSPACE_POOL_SHARE', defaultShareOf(databasePoolSize), 1, databasePoolSize, problems),
+    workspacePoolWaitMs: readInt(env, 'WORKSPACE_POOL_WAIT_MS', 1000, 0, 60_000, problems),
     databasePreparedStatements: readBoolean(env, 'DATABASE_PREPARED_STATEMENTS', true, problems),
     redisUrl,
     redisKeyPrefix: env.REDIS_KEY_PREFIX?.trim() || 'audience-platform:',
@@ -208,8 +327,13 @@ export function loadConfig(env: Env = process.env): AppConfig {
     jwtIssuer: env.JWT_ISSUER?.trim() || 'audience-signal-platform',
     encryptionKey,
     encryptionPreviousKeys,
-    googleOauthRevokeUrl: readUrl(env, 'GOOGLE_OAUTH_REVOKE_URL', ['http:', 'https:'], problems) ?? 'https://oauth2.googleapis.com/revoke',
-    metaGraphUrl: (readUrl(env, 'META_GRAPH_URL', ['http:', 'https:'], problems) ?? 'https://graph.facebook.com/v25.0').replace(/\/+$/, ''),
+    // Provider URLs are https in production, as docs/security.md says of every one of them.
+    googleOauthRevokeUrl: readUrl(env, 'GOOGLE_OAUTH_REVOKE_URL', providerProtocols, problems) ?? 'https://oauth2.googleapis.com/revoke',
+    metaGraphUrl: (readUrl(env, 'META_GRAPH_URL', providerProtocols, problems) ?? 'https://graph.facebook.com/v25.0').replace(/\/+$/, ''),
+    googleDataManagerUrl: (
+      readUrl(env, 'GOOGLE_DATA_MANAGER_URL', providerProtocols, problems) ?? 'https://datamanager.googleapis.com'
+    ).replace(/\/+$/, ''),
+    metaMaxRequestBytes: readInt(env, 'META_MAX_REQUEST_BYTES', 60_000, 1_000, 10_000_000, problems),
     providerTimeoutMs: readInt(env, 'PROVIDER_TIMEOUT_MS', 5000, 1, 120_000, problems),
     adPlatforms: readAdPlatforms(env, production, problems),
     publicBaseUrl,
@@ -227,8 +351,36 @@ export function loadConfig(env: Env = process.env): AppConfig {
     loginFailureWindowSeconds: readInt(env, 'LOGIN_FAILURE_WINDOW_SECONDS', 15 * 60, 1, 24 * 3600, problems),
     apiKeyRotationGraceHours: readInt(env, 'API_KEY_ROTATION_GRACE_HOURS', 24, 0, 24 * 365, problems),
     shutdownTimeoutMs: readInt(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000, problems),
+    requestTimeoutMs: readInt(env, 'REQUEST_TIMEOUT_MS', 30_000, 1_000, 3_600_000, problems),
+    importMaxBytes: readInt(env, 'IMPORT_MAX_BYTES', 1024 ** 3, 1024, 64 * 1024 ** 3, problems),
+    importIdleTimeoutMs: readInt(env, 'IMPORT_IDLE_TIMEOUT_MS', 30_000, 1_000, 600_000, problems),
+    jobs: {
+      workerConcurrency: readInt(env, 'WORKER_CONCURRENCY', 2, 0, 64, problems),
+      pollIntervalMs: readInt(env, 'JOB_POLL_INTERVAL_MS', 2000, 50, 60_000, problems),
+      rescueIntervalSeconds: readInt(env, 'JOB_RESCUE_INTERVAL_SECONDS', 30, 1, 3600, problems),
+      workerMetricsPort: env.WORKER_METRICS_PORT?.trim() ? readInt(env, 'WORKER_METRICS_PORT', 0, 1, 65535, problems) : undefined,
+    },
+    membership: {
+      debounceSeconds: readInt(env, 'MEMBERSHIP_DEBOUNCE_SECONDS', 5, 0, 3600, problems),
+      refreshMinutes: readInt(env, 'MEMBERSHIP_REFRESH_MINUTES', 60, 0, 7 * 24 * 60, problems),
+    },
+    sync: {
+      debounceSeconds: readInt(env, 'SYNC_DEBOUNCE_SECONDS', 60, 0, 24 * 3600, problems),
+      intervalHours: readInt(env, 'SYNC_INTERVAL_HOURS', 24, 0, 24 * 365, problems),
+      retryBaseSeconds: readNumber(env, 'SYNC_RETRY_BASE_SECONDS', 5, 0, 3600, problems),
+      maxAttempts: readInt(env, 'SYNC_MAX_ATTEMPTS', 5, 1, 100, problems),
+      googleStatusPollDelaySeconds: readNumber(env, 'GOOGLE_STATUS_POLL_DELAY_SECONDS', 1800, 0.01, 7 * 24 * 3600, problems),
+      googleStatusPollBackoffSeconds: readNumber(env, 'GOOGLE_STATUS_POLL_BACKOFF_SECONDS', 300, 0.01, 7 * 24 * 3600, problems),
+      googleRequestsPerMinute: readInt(env, 'GOOGLE_REQUESTS_PER_MINUTE', 300, 1, 1_000_000, problems),
+      metaRequestsPerMinute: readInt(env, 'META_REQUESTS_PER_MINUTE', 600, 1, 1_000_000, problems),
+    },
+    webhooks: {
+      timeoutMs: readInt(env, 'WEBHOOK_TIMEOUT_MS', 5000, 100, 60_000, problems),
+      retryBaseSeconds: readInt(env, 'WEBHOOK_RETRY_BASE_SECONDS', 30, 0, 3600, problems),
+    },
     demoWorkspace: readBoolean(env, 'DEMO_WORKSPACE', !production, problems),
     socialLogin: readSocialLogin(env, production, problems),
+    apiDocument: readApiDocument(env, production, problems),
   };
   if (production && publicBaseUrl === undefined && (config.adPlatforms.googleAds || config.adPlatforms.metaAds)) {
     // The OAuth callback and the page it returns to are built on it; a Host header must not decide them.
@@ -415,6 +567,27 @@ function readSocialLogin(env: Env, production: boolean, problems: string[]): Soc
   };
 }
 
+/** 80% of the pool, and at least one connection left to the other workspaces when the pool has two or more. */
+function defaultShareOf(poolSize: number): number {
+  return Math.max(1, Math.min(poolSize - 1, Math.floor(poolSize * 0.8)));
+}
+
+/** API_CONTACT_NAME, API_CONTACT_EMAIL, API_CONTACT_URL and API_DOCS_URL: the API document's contact and guides. */
+function readApiDocument(env: Env, production: boolean, problems: string[]): ApiDocumentConfig {
+  const contactName = env.API_CONTACT_NAME?.trim() || 'API support of this deployment';
+  if (contactName.length > 100) problems.push('API_CONTACT_NAME must be at most 100 characters.');
+  const contactEmail = env.API_CONTACT_EMAIL?.trim() || undefined;
+  if (contactEmail !== undefined && !/^[^\s@]{1,64}@[^\s@]+\.[^\s@]+$/.test(contactEmail))
+    problems.push(`API_CONTACT_EMAIL must be an email address (got "${contactEmail.slice(0, 100)}").`);
+  const link = (name: string): string | undefined => {
+    const raw = env[name]?.trim() || undefined;
+    // A path of this service, or an absolute URL (https in production, like every link the service hands out there).
+    if (raw === undefined || /^\/(?!\/)[\x21-\x7e]*$/.test(raw)) return raw;
+    return readUrl(env, name, production ? ['https:'] : ['http:', 'https:'], problems);
+  };
+  return { contactName, contactEmail, contactUrl: link('API_CONTACT_URL'), docsUrl: link('API_DOCS_URL') ?? '/api/docs/' };
+}
+
 /** METRICS_TOKEN: a secret of at least 16 characters; never echoed. */
 function readMetricsToken(env: Env, problems: string[]): string | undefined {
   const raw = env.METRICS_TOKEN?.trim();
@@ -428,6 +601,17 @@ function readInt(env: Env, name: string, fallback: number, min: number, max: num
   if (raw === undefined || raw === '') return fallback;
   if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
     problems.push(`${name} must be an integer from ${min} to ${max} (got "${raw}").`);
+    return fallback;
+  }
+  return Number(raw);
+}
+
+/** A non-negative decimal (seconds that tests shorten below one), within [min, max]. */
+function readNumber(env: Env, name: string, fallback: number, min: number, max: number, problems: string[]): number {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+(\.\d+)?$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    problems.push(`${name} must be a number from ${min} to ${max} (got "${raw}").`);
     return fallback;
   }
   return Number(raw);
@@ -467,12 +651,16 @@ function readUrl(env: Env, name: string, protocols: string[], problems: string[]
   return raw;
 }
 
-/** A development-only secret, generated on first use and kept (mode 0600) in the data directory. */
-function localSecret(dataDir: string, name: string, generate: () => string): string {
+/**
+ * A development-only secret, generated on first use and kept (mode 0600) in the data directory;
+ * '' when there is none yet and `generate` is off (LoadConfigOptions).
+ */
+function localSecret(dataDir: string, name: string, generate: boolean, create: () => string): string {
   const file = join(dataDir, name);
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  if (!generate) return '';
   mkdirSync(dataDir, { recursive: true });
-  const secret = generate();
+  const secret = create();
   writeFileSync(file, `${secret}\n`, { mode: 0o600 });
   return secret;
 }

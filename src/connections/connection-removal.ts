@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
+import { type Transaction } from '../common/tenancy/transactions.js';
 
 /** Something that must change, in the same transaction, when a connection is deleted or loses its grant. */
 export interface ConnectionRemovalHandler {
-  connectionRemoved(connectionId: number, manager: EntityManager): Promise<void>;
+  connectionRemoved(connectionId: number, transaction: Transaction): Promise<void>;
   /** The connection turned `expired` or `revoked`: it stays, but nothing may use it until reconnected. */
-  connectionSuspended(connectionId: number, manager: EntityManager): Promise<void>;
+  connectionSuspended(connectionId: number, transaction: Transaction): Promise<void>;
 }
 
 /**
@@ -22,11 +22,11 @@ export class ConnectionRemovalHandlers {
     this.handlers.push(handler);
   }
 
-  async run(connectionId: number, manager: EntityManager): Promise<void> {
-    for (const handler of this.handlers) await handler.connectionRemoved(connectionId, manager);
+  async run(connectionId: number, transaction: Transaction): Promise<void> {
+    for (const handler of this.handlers) await handler.connectionRemoved(connectionId, transaction);
   }
 
-  async suspended(connectionId: number, manager: EntityManager): Promise<void> {
-    for (const handler of this.handlers) await handler.connectionSuspended(connectionId, manager);
+  async suspended(connectionId: number, transaction: Transaction): Promise<void> {
+    for (const handler of this.handlers) await handler.connectionSuspended(connectionId, transaction);
   }
 }

@@ -13,6 +13,8 @@ export type ConnectionStatus = (typeof CONNECTION_STATUSES)[number];
 @Entity({ name: 'connections' })
 @Check('connections_platform_check', `"platform" IN ('google_ads', 'meta_ads')`)
 @Check('connections_status_check', `"status" IN ('active', 'expired', 'revoked', 'error')`)
+// Customer Match is Google's (SPEC 10.3): a Meta connection can never carry the acceptance.
+@Check('connections_customer_match_terms_check', `"platform" = 'google_ads' OR NOT "customer_match_terms_accepted"`)
 @Index('connections_customer_account_key', ['customerId', 'platform', 'externalAccountId'], { unique: true })
 @Index('connections_customer_status_idx', ['customerId', 'status', 'id'])
 @Index('connections_customer_name_idx', ['customerId', 'accountName'])
@@ -39,13 +41,23 @@ export class Connection extends TenantEntity {
 
   /**
    * Why the connection is not active, machine-readable: `invalid_grant` (the grant was revoked or
-   * expired at the provider), `token_expired`, `access_revoked`, `scope_missing`; null when active.
+   * expired at the provider), `token_expired`, `access_revoked`; null when active. An active Google
+   * connection whose grant lacks a scope reads `scope_missing` in the API without it being stored
+   * here (connection-readiness.ts), so a grant that gains the scope needs no second write.
    */
   @Column({ name: 'status_reason', type: 'varchar', length: 64, nullable: true })
   statusReason: string | null;
 
+  /** The scopes the grant holds, as the token endpoint's `scope` field named them (refreshes included). */
   @Column({ type: 'text', array: true, default: () => "'{}'" })
   scopes: string[];
+
+  /**
+   * Google only: an admin of the workspace declared Google's Customer Match terms accepted for this
+   * account (SPEC 10.3); until then its audience syncs fail with `terms_not_accepted`.
+   */
+  @Column({ name: 'customer_match_terms_accepted', type: 'boolean', default: false })
+  customerMatchTermsAccepted: boolean;
 
   @Column({ name: 'connected_by', type: 'bigint', nullable: true })
   connectedBy: number | null;

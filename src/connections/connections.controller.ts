@@ -1,19 +1,15 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Query, Req } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import type { FastifyRequest } from 'fastify';
 import { IdPipe } from '../common/http/id-param.js';
-import type { Query as QueryString } from '../common/http/query-filters.js';
-import { parseConnectionFilters } from './connection-filters.js';
-import { ApiList, requestUrl } from '../common/pagination/list-endpoint.js';
-import { parsePageRequest } from '../common/pagination/pagination.js';
-import { ORDERING_FIELDS } from '../common/tenancy/tenant-repository.js';
-import type { AppConfig } from '../config/app-config.js';
-import { APP_CONFIG } from '../config/config.token.js';
-import { ApiProblems } from '../openapi/problem-details.schema.js';
-import { CONNECTION_STATUSES, PLATFORMS } from './connection.entity.js';
+import { ApiList } from '../common/pagination/list-endpoint.js';
+import { ListQuery, PageLinks } from '../common/pagination/list-query.js';
+import { ApiProblem, ApiProblems } from '../common/errors/problem-details.schema.js';
 import { ConnectionsService } from './connections.service.js';
+import { ListConnectionsQuery } from './dto/list-connections.query.js';
 import { ConnectionDto, UpdateConnectionDto } from './dto/connection.dto.js';
 import { ID_SCHEMA } from '../common/validation/fields.js';
+import { CurrentIdentity } from '../common/access/current-identity.decorator.js';
+import type { Identity } from '../common/access/identity.js';
 
 /**
  * Deliberately no POST: a connection needs an OAuth grant, which only the web interface's flow
@@ -22,10 +18,7 @@ import { ID_SCHEMA } from '../common/validation/fields.js';
 @ApiTags('connections')
 @Controller('api/v1/connections')
 export class ConnectionsController {
-  constructor(
-    private readonly connections: ConnectionsService,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  constructor(private readonly connections: ConnectionsService) {}
 
   @Get()
   @ApiOperation({
@@ -38,15 +31,10 @@ export class ConnectionsController {
       'with `audience-admin connection create`. OAuth tokens are encrypted at rest and never returned. ' +
       '`ordering=name` sorts by `account_name`.',
   })
-  @ApiList(ConnectionDto, [
-    { name: 'customer', description: 'Workspace id; any other than yours gives an empty page.', schema: ID_SCHEMA },
-    { name: 'platform', description: 'Only this ad platform.', schema: { type: 'string', enum: [...PLATFORMS] } },
-    { name: 'status', description: 'Only this status.', schema: { type: 'string', enum: [...CONNECTION_STATUSES] } },
-  ])
+  @ApiList(ConnectionDto, ListConnectionsQuery)
   @ApiProblems(400, 404)
-  list(@Query() query: QueryString, @Req() request: FastifyRequest) {
-    const page = parsePageRequest(query, { orderingFields: ORDERING_FIELDS });
-    return this.connections.list(parseConnectionFilters(query), page, requestUrl(request, this.config));
+  list(@ListQuery() query: ListConnectionsQuery, @PageLinks() links: URL) {
+    return this.connections.list(query, links);
   }
 
   @Get(':id')
@@ -63,14 +51,26 @@ export class ConnectionsController {
 
   @Patch(':id')
   @ApiOperation({
-    summary: 'Rename a connection',
-    description: 'Only `account_name` can change; the other fields are set by the OAuth flow and ignored in the body.',
+    summary: 'Update a connection',
+    description:
+      "Renames it (`account_name`) and, on a Google connection, records whether your organisation accepts Google's Customer " +
+      'Match terms (`customer_match_terms_accepted`, admins only: an editor or an API key changing it → 403 ' +
+      '`permission_denied`; `true` on a Meta connection → 400). A value sent unchanged is accepted from anyone who may write. ' +
+      'The other fields are set by the OAuth flow and ignored in the body.',
   })
   @ApiParam({ name: 'id', schema: ID_SCHEMA })
   @ApiOkResponse({ type: ConnectionDto, description: 'The connection as it is now.' })
   @ApiProblems(400, 404, 413, 415)
-  partialUpdate(@Param('id', IdPipe) id: number, @Body() body: UpdateConnectionDto): Promise<ConnectionDto> {
-    return this.connections.update(id, body);
+  @ApiProblem(
+    403,
+    'A viewer or a read-only API key trying to write, or anyone but an admin changing `customer_match_terms_accepted` (`permission_denied`).',
+  )
+  partialUpdate(
+    @Param('id', IdPipe) id: number,
+    @Body() body: UpdateConnectionDto,
+    @CurrentIdentity() identity: Identity,
+  ): Promise<ConnectionDto> {
+    return this.connections.update(id, body, identity);
   }
 
   @Delete(':id')

@@ -10,6 +10,7 @@ import { ConnectionsService } from './connections.service.js';
 import { ProviderRevoker } from './provider-revoker.js';
 import { TokenCipher } from './token-cipher.js';
 import { UsersModule } from '../users/users.module.js';
+import { WebhooksModule } from '../webhooks/webhooks.module.js';
 import { AdPlatformClients } from './oauth/ad-platform-clients.js';
 import { ConnectionFlowState } from './oauth/connection-flow-state.entity.js';
 import { ConnectionFlowStatesRepository } from './oauth/connection-flow-states.repository.js';
@@ -21,7 +22,7 @@ import { ConnectionSweep } from './oauth/connection-sweep.js';
 
 /** Ad-platform connections: the REST resource, the OAuth flows that create them, and the life of their grants. */
 @Module({
-  imports: [TypeOrmModule.forFeature([Connection, ConnectionFlowState]), UsersModule],
+  imports: [TypeOrmModule.forFeature([Connection, ConnectionFlowState]), UsersModule, WebhooksModule],
   controllers: [ConnectionsController, ConnectionFlowController],
   providers: [
     ConnectionsRepository,
@@ -36,6 +37,14 @@ import { ConnectionSweep } from './oauth/connection-sweep.js';
     ConnectionSweep,
     { provide: TokenCipher, useFactory: (config: AppConfig) => TokenCipher.fromConfig(config), inject: [APP_CONFIG] },
   ],
-  exports: [ConnectionsRepository, ConnectionsService, ConnectionRemovalHandlers, TokenCipher, ConnectionGrants, ConnectionSweep],
+  exports: [
+    AdPlatformClients,
+    ConnectionsRepository,
+    ConnectionsService,
+    ConnectionRemovalHandlers,
+    TokenCipher,
+    ConnectionGrants,
+    ConnectionSweep,
+  ],
 })
 export class ConnectionsModule {}

@@ -1,24 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import type { EntityManager, Repository } from 'typeorm';
-import type { PageRequest } from '../common/pagination/pagination.js';
+import type { Repository } from 'typeorm';
+import { DEFAULT_ORDERING_COLUMNS, type OrderingColumns, type PageRequest } from '../common/pagination/pagination.js';
 import { TenantContext } from '../common/tenancy/tenant-context.js';
-import {
-  DEFAULT_ORDERING_COLUMNS,
-  type ListCondition,
-  type ListResult,
-  type OrderingColumns,
-  TenantRepository,
-} from '../common/tenancy/tenant-repository.js';
-import { Connection, type ConnectionStatus, type Platform } from './connection.entity.js';
+import { type ListCondition, type ListResult, TenantRepository } from '../common/tenancy/tenant-repository.js';
+import { Connection, type Platform } from './connection.entity.js';
+import type { ListConnectionsQuery } from './dto/list-connections.query.js';
 import type { EncryptedToken } from './token-cipher.js';
-
-export interface ConnectionFilters {
-  /** `?customer=`: anything but the caller's own workspace matches nothing (SPEC section 1). */
-  customerId?: number;
-  platform?: Platform;
-  status?: ConnectionStatus;
-}
+import { type Transaction } from '../common/tenancy/transactions.js';
 
 /** The encrypted token columns of one connection; null where none is stored (e.g. made by the CLI). */
 export interface StoredTokens {
@@ -40,12 +29,13 @@ export class ConnectionsRepository extends TenantRepository<Connection> {
     super(connections, tenants, 'connection');
   }
 
-  list(filters: ConnectionFilters, request: PageRequest): Promise<ListResult<Connection>> {
+  list(filters: ListConnectionsQuery, request: PageRequest): Promise<ListResult<Connection>> {
     // Another workspace's `?customer=` can match nothing (SPEC section 1).
-    if (filters.customerId !== undefined && filters.customerId !== this.tenant.customerId) return Promise.resolve({ rows: [], count: 0 });
+    if (filters.customer !== undefined && filters.customer !== this.tenant.customerId) return Promise.resolve({ rows: [], count: 0 });
     const conditions: ListCondition<Connection>[] = [];
     if (filters.platform !== undefined) conditions.push({ property: 'platform', operator: '=', value: filters.platform });
     if (filters.status !== undefined) conditions.push({ property: 'status', operator: '=', value: filters.status });
+    if (filters.search !== undefined) conditions.push({ property: 'accountName', operator: 'ILIKE', value: filters.search });
     return this.listPage(conditions, request, { columns: ORDERING_COLUMNS });
   }
 
@@ -60,10 +50,10 @@ export class ConnectionsRepository extends TenantRepository<Connection> {
    * Inserts a connection with its OAuth tokens. The token parameters only take TokenCipher output,
    * so plaintext cannot reach the table. The returned object carries no token, like every read.
    */
-  async insertWithTokens(values: NewConnection, tokens: Partial<StoredTokens>, manager?: EntityManager): Promise<Connection> {
+  async insertWithTokens(values: NewConnection, tokens: Partial<StoredTokens>, transaction?: Transaction): Promise<Connection> {
     const saved = await this.insert(
       { ...values, accessTokenEncrypted: tokens.accessToken ?? null, refreshTokenEncrypted: tokens.refreshToken ?? null },
-      manager,
+      transaction,
     );
     delete (saved as Partial<Connection>).accessTokenEncrypted;
     delete (saved as Partial<Connection>).refreshTokenEncrypted;
@@ -71,8 +61,8 @@ export class ConnectionsRepository extends TenantRepository<Connection> {
   }
 
   /** The tenant's connection to this account, locked for the transaction that refreshes it in place. */
-  findByAccountForUpdate(platform: Platform, externalAccountId: string, manager: EntityManager): Promise<Connection | null> {
-    return this.query(manager)
+  findByAccountForUpdate(platform: Platform, externalAccountId: string, transaction: Transaction): Promise<Connection | null> {
+    return this.query(transaction)
       .andWhere('connection.platform = :platform AND connection.externalAccountId = :externalAccountId', { platform, externalAccountId })
       .setLock('pessimistic_write')
       .getOne();
@@ -85,22 +75,19 @@ export class ConnectionsRepository extends TenantRepository<Connection> {
   async storeTokens(
     id: number,
     tokens: { accessToken: EncryptedToken | null; refreshToken?: EncryptedToken | null },
-    manager: EntityManager,
+    transaction: Transaction,
   ): Promise<void> {
-    await manager
-      .createQueryBuilder()
-      .update(Connection)
-      .set({
-        accessTokenEncrypted: tokens.accessToken,
-        ...(tokens.refreshToken !== undefined && { refreshTokenEncrypted: tokens.refreshToken }),
-      })
-      .where('customer_id = :tenantCustomerId AND id = :id', { tenantCustomerId: this.tenant.customerId, id })
-      .execute();
+    const refresh = tokens.refreshToken !== undefined;
+    await this.tenantQuery(
+      `UPDATE connections SET access_token_encrypted = $3${refresh ? ', refresh_token_encrypted = $4' : ''}, updated_at = now() WHERE customer_id = $1 AND id = $2`,
+      refresh ? [id, tokens.accessToken, tokens.refreshToken] : [id, tokens.accessToken],
+      transaction,
+    );
   }
 
   /** The encrypted tokens (columns that are `select: false`), or null when the connection is not the tenant's. */
-  async storedTokens(id: number, manager?: EntityManager): Promise<StoredTokens | null> {
-    const row = await this.query(manager)
+  async storedTokens(id: number, transaction?: Transaction): Promise<StoredTokens | null> {
+    const row = await this.query(transaction)
       .select(['connection.customerId', 'connection.id', 'connection.accessTokenEncrypted', 'connection.refreshTokenEncrypted'])
       .andWhere('connection.id = :id', { id })
       .getOne();

@@ -5,14 +5,11 @@ import { APP_CONFIG } from '../config/config.token.js';
 import { LOGGER } from '../logging/logger.token.js';
 import type { Connection } from './connection.entity.js';
 import type { StoredTokens } from './connections.repository.js';
+import { revocationOf } from './oauth/ad-platform-clients.js';
+import type { RevocationRequest } from './oauth/platforms/ad-platform-client.js';
 import { TokenCipher } from './token-cipher.js';
 
 export type RevocationOutcome = 'revoked' | 'skipped' | 'failed';
-
-interface RevocationRequest {
-  url: URL;
-  init: RequestInit;
-}
 
 /**
  * Revokes a connection's grant at its ad platform when the connection is deleted (SPEC section 3).
@@ -30,9 +27,10 @@ export class ProviderRevoker {
 
   async revoke(connection: Pick<Connection, 'id' | 'customerId' | 'platform'>, tokens: StoredTokens): Promise<RevocationOutcome> {
     const context = { connection_id: connection.id, customer: connection.customerId, platform: connection.platform };
+    const revocation = revocationOf(connection.platform);
     let request: RevocationRequest | undefined;
     try {
-      request = this.requestFor(connection.platform, tokens);
+      request = revocation(tokens, (token) => this.cipher.decrypt(token), this.config);
     } catch {
       // An undecryptable token (its key was retired, or the row is corrupt) cannot be revoked by us.
       this.logger.warn({ ...context, reason: 'token_not_decryptable' }, 'provider revocation failed');
@@ -60,32 +58,5 @@ export class ProviderRevoker {
       this.logger.warn({ ...context, reason }, 'provider revocation failed');
     }
     return 'failed';
-  }
-
-  private requestFor(platform: Connection['platform'], tokens: StoredTokens): RevocationRequest | undefined {
-    switch (platform) {
-      case 'google_ads': {
-        // Revoking the refresh token also kills the access tokens minted from it; an access token
-        // alone revokes the grant too. https://developers.google.com/identity/protocols/oauth2/web-server#tokenrevoke
-        const stored = tokens.refreshToken ?? tokens.accessToken;
-        if (!stored) return undefined;
-        return {
-          url: new URL(this.config.googleOauthRevokeUrl),
-          init: {
-            method: 'POST',
-            headers: { 'content-type': 'application/x-www-form-urlencoded' },
-            body: new URLSearchParams({ token: this.cipher.decrypt(stored) }).toString(),
-          },
-        };
-      }
-      case 'meta_ads': {
-        // Meta grants have no refresh token: the long-lived user access token is the grant.
-        // https://developers.facebook.com/docs/facebook-login/guides/permissions/request-revoke
-        if (!tokens.accessToken) return undefined;
-        const url = new URL(`${this.config.metaGraphUrl}/me/permissions`);
-        url.searchParams.set('access_token', this.cipher.decrypt(tokens.accessToken));
-        return { url, init: { method: 'DELETE' } };
-      }
-    }
   }
 }

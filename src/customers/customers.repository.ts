@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { type EntityManager, Equal, type Repository } from 'typeorm';
-import { EntityRepository } from '../database/entity-repository.js';
+import { Equal, type Repository } from 'typeorm';
+import { EntityRepository } from '../common/tenancy/entity-repository.js';
 import { Customer } from './customer.entity.js';
+import { type Transaction } from '../common/tenancy/transactions.js';
 
 /**
  * All SQL about customers (workspaces). Not a TenantRepository: a workspace is what a tenant is,
@@ -14,12 +15,12 @@ export class CustomersRepository extends EntityRepository<Customer> {
     super(customers);
   }
 
-  insert(name: string, manager?: EntityManager): Promise<Customer> {
-    return this.managerOf(manager).getRepository(Customer).save({ name });
+  insert(name: string, transaction?: Transaction): Promise<Customer> {
+    return this.managerOf(transaction).getRepository(Customer).save({ name });
   }
 
-  exists(id: number, manager?: EntityManager): Promise<boolean> {
-    return this.managerOf(manager)
+  exists(id: number, transaction?: Transaction): Promise<boolean> {
+    return this.managerOf(transaction)
       .getRepository(Customer)
       .existsBy({ id: Equal(id) });
   }

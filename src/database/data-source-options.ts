@@ -1,6 +1,5 @@
 import { NumericGeneratedIds } from './numeric-generated-ids.js';
 import type { DataSourceOptions } from 'typeorm';
-import { ENTITIES } from './entities.js';
 import { MIGRATIONS } from './migrations/index.js';
 import { PreparingClient } from './prepared-statements.js';
 
@@ -11,6 +10,11 @@ export interface DatabaseOptions {
   applicationName?: string;
   /** Send the statements marked by `prepared()` as named prepared statements (DATABASE_PREPARED_STATEMENTS). */
   preparedStatements?: boolean;
+  /**
+   * The entities of a DataSource built outside Nest (the root's orm-entities.ts); the
+   * application's own leaves this out and lets each feature module register its entities.
+   */
+  entities?: DataSourceOptions['entities'];
 }
 
 /** The one place that says how we talk to PostgreSQL; the server, the CLI, ormconfig.ts and the tests all use it. */
@@ -19,6 +23,7 @@ export function dataSourceOptions({
   poolSize = 10,
   applicationName = 'audience-platform',
   preparedStatements = true,
+  entities = [],
 }: DatabaseOptions): DataSourceOptions {
   return {
     type: 'postgres',
@@ -26,7 +31,7 @@ export function dataSourceOptions({
     // Ids are bigint (int8): read them as numbers, exact below 2^53 (docs/scale-out.md), as the API shows them.
     parseInt8: true,
     subscribers: [NumericGeneratedIds],
-    entities: ENTITIES,
+    entities,
     migrations: MIGRATIONS,
     migrationsTableName: 'typeorm_migrations',
     migrationsTransactionMode: 'each',

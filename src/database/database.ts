@@ -1,7 +1,9 @@
 import { DataSource } from 'typeorm';
 import type { AppConfig } from '../config/app-config.js';
-import { dataSourceOptions } from './data-source-options.js';
+import { type DatabaseOptions, dataSourceOptions } from './data-source-options.js';
 import { type EmbeddedDatabase, openEmbeddedDatabase } from './embedded-postgres.js';
+import { installJobSchema } from './job-schema.js';
+import { withMigrationLock } from './migration-lock.js';
 
 export interface OpenDatabase {
   dataSource: DataSource;
@@ -13,20 +15,29 @@ export interface OpenDatabase {
 
 /**
  * Connects to DATABASE_URL, or to the embedded PostgreSQL when it is unset, and applies pending
- * migrations: the schema only ever changes through them (SPEC section 9).
+ * migrations, then the job library's schema, under one advisory lock: the schema only ever changes
+ * through them (SPEC section 9), one process at a time.
  */
 export async function openDatabase(
   config: Pick<AppConfig, 'databaseUrl' | 'dataDir' | 'databasePoolSize'>,
-  options: { applicationName?: string; poolSize?: number; log?: (line: string) => void } = {},
+  options: { applicationName?: string; poolSize?: number; log?: (line: string) => void; entities?: DatabaseOptions['entities'] } = {},
 ): Promise<OpenDatabase> {
   const embedded = config.databaseUrl ? undefined : await openEmbeddedDatabase(config.dataDir, options.log);
   const url = config.databaseUrl ?? embedded!.url;
   const dataSource = new DataSource(
-    dataSourceOptions({ url, poolSize: options.poolSize ?? config.databasePoolSize, applicationName: options.applicationName }),
+    dataSourceOptions({
+      url,
+      poolSize: options.poolSize ?? config.databasePoolSize,
+      applicationName: options.applicationName,
+      entities: options.entities,
+    }),
   );
   try {
     await dataSource.initialize();
-    await dataSource.runMigrations({ transaction: 'each' });
+    await withMigrationLock(url, async () => {
+      await dataSource.runMigrations({ transaction: 'each' });
+      await installJobSchema(url);
+    });
   } catch (error) {
     if (dataSource.isInitialized) await dataSource.destroy();
     if (embedded?.owned) await embedded.stop();

@@ -12,10 +12,32 @@
  *   workspace data.
  */
 export const TABLE_DISTRIBUTION = {
-  distributed: ['ai_model_instances', 'audiences', 'audience_connections', 'connections', 'signals', 'idempotency_keys', 'tenant_counts'],
+  distributed: [
+    'ai_model_instances',
+    'audiences',
+    'audience_connections',
+    'connections',
+    'signals',
+    'idempotency_keys',
+    'tenant_counts',
+    'people',
+    'person_identifiers',
+    'imports',
+    'import_rows',
+    'audience_members',
+    'model_scores',
+    'sync_runs',
+    'audience_destinations',
+    'sync_sent_members',
+    'signal_events',
+    'signal_deliveries',
+    'webhooks',
+    'webhook_deliveries',
+  ],
   reference: ['customers', 'users', 'api_keys', 'mcp_tokens', 'auth_sessions', 'social_identities'],
   // OAuth flows in progress: found by their state alone, before the workspace is known, and
   // short-lived; they stay on the coordinator (citus_add_local_table_to_metadata keeps their keys
   // to the reference tables).
-  local: ['social_login_states', 'connection_flow_states', 'typeorm_migrations'],
+  // The sync rate budgets belong to ad accounts and the deployment's Google project, not to a workspace.
+  local: ['social_login_states', 'connection_flow_states', 'typeorm_migrations', 'sync_rate_budgets'],
 } as const;

@@ -13,7 +13,8 @@ interface Created {
 /**
  * A little realistic content for the demo workspace, so a newcomer's first list is not empty: a
  * registered Google Ads connection, three model instances, four audiences and three signals (one
- * active on the connection). Written through the API itself, signed in as the demo admin, so it
+ * active on the connection), and DEMO_PEOPLE generated people with scores, so every audience has
+ * members and a real size. Written through the API itself, signed in as the demo admin, so it
  * obeys every rule a client's data does; the connection, which only the OAuth flow or the
  * operator can make, is registered as `audience-admin connection create` would.
  */
@@ -62,23 +63,45 @@ export async function seedDemoData(app: NestFastifyApplication, demo: DemoCreden
     connections: [connection.id],
   });
   await call('PATCH', `/api/v1/audiences/${likelyBuyers.id}/`, { status: 'active' });
-  await call('POST', '/api/v1/audiences/', {
+  const abandoners = await call('POST', '/api/v1/audiences/', {
     name: 'Cart abandoners (7 days)',
+    description: 'Left a cart and have not ordered for a week, with consent to personalised ads.',
     source_type: 'rules',
-    rules: { all: [{ event: 'add_to_cart', within_days: 7 }, { not: { event: 'purchase', within_days: 7 } }] },
+    rules: {
+      all: [
+        { trait: 'cart_abandoned', op: 'eq', value: true },
+        { trait: 'days_since_order', op: 'gt', value: 7 },
+        { consent: 'ad_personalization', op: 'neq', value: 'denied' },
+      ],
+    },
   });
-  await call('POST', '/api/v1/audiences/', {
+  await call('PATCH', `/api/v1/audiences/${abandoners.id}/`, { status: 'active' });
+  const subscribers = await call('POST', '/api/v1/audiences/', {
     name: 'Newsletter subscribers',
     source_type: 'upload',
     description: 'CRM export, hashed emails.',
   });
   await call('POST', '/api/v1/audiences/', { name: 'High-value customers', source_type: 'model', model_instance: ltv.id, min_score: 0.9 });
 
+  // People, in batches as a CRM sync would send them; then the models' scores and the newsletter
+  // list. The audiences compute their members in the background (jobs), so the first look shows sizes.
+  const people = demoPeople(DEMO_PEOPLE);
+  for (let start = 0; start < people.length; start += 1000)
+    await call('POST', '/api/v1/people/batch/', { people: people.slice(start, start + 1000) });
+  const random = seeded(42);
+  for (const id of [propensity.id, ltv.id]) {
+    const scores = people.map((person) => ({ external_id: person.external_id, score: Math.round(random() ** 1.5 * 1000) / 1000 }));
+    await call('POST', `/api/v1/ai-model-instances/${id}/scores/`, { scores });
+  }
+  const newsletter = people.filter((_, index) => index % 4 === 0).map((person) => ({ external_id: person.external_id }));
+  for (let start = 0; start < newsletter.length; start += 1000)
+    await call('POST', `/api/v1/audiences/${subscribers.id}/members/`, { action: 'add', people: newsletter.slice(start, start + 1000) });
+
   const purchases = await call('POST', '/api/v1/signals/', {
     name: 'Purchases',
     signal_type: 'conversion',
     connection: connection.id,
-    config: { conversion_action: 'purchase', value_field: 'order_total' },
+    config: { conversion_action_id: '987654321' },
   });
   await call('PATCH', `/api/v1/signals/${purchases.id}/`, { status: 1 });
   await call('POST', '/api/v1/signals/', {
@@ -89,4 +112,51 @@ export async function seedDemoData(app: NestFastifyApplication, demo: DemoCreden
     connection: connection.id,
   });
   await call('POST', '/api/v1/signals/', { name: 'Propensity score', signal_type: 'score', model_instance: propensity.id });
+}
+
+/** People of the demo workspace: enough for sizes that look real, few enough for a quick first start. */
+export const DEMO_PEOPLE = 3000;
+const PLANS = ['free', 'free', 'pro', 'pro', 'team'];
+const COUNTRIES = ['DE', 'FR', 'GB', 'US', 'NL'];
+const CONSENT = ['granted', 'granted', 'denied', 'unspecified'];
+
+/**
+ * Generated people, the same on every first start: emails on the reserved example domains
+ * (RFC 2606), phones in the UK's range for fiction (+44 7700 900000–900999, Ofcom), so no real
+ * person is ever named; traits an advertiser would have (plan, country, lifetime value, orders).
+ */
+function demoPeople(
+  count: number,
+): { external_id: string; identifiers: Record<string, string>; traits: Record<string, unknown>; consent: Record<string, string> }[] {
+  const random = seeded(7);
+  const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)]!;
+  return Array.from({ length: count }, (_, index) => {
+    const number = String(index + 1).padStart(5, '0');
+    const identifiers: Record<string, string> = { email: `customer${number}@example.${pick(['com', 'org', 'net'])}` };
+    if (index < 1000) identifiers.phone = `+447700900${String(index).padStart(3, '0')}`;
+    const orders = Math.floor(random() ** 2 * 20);
+    return {
+      external_id: `demo-${number}`,
+      identifiers: { ...identifiers, country_code: pick(COUNTRIES) },
+      traits: {
+        plan: pick(PLANS),
+        lifetime_value: Math.round(orders * (20 + random() * 80) * 100) / 100,
+        orders,
+        days_since_order: Math.floor(random() * 90),
+        cart_abandoned: random() < 0.3,
+      },
+      consent: { ad_user_data: pick(CONSENT), ad_personalization: pick(CONSENT) },
+    };
+  });
+}
+
+/** A small deterministic generator (mulberry32), so the demo is the same on every machine. */
+function seeded(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
 }

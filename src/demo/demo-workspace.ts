@@ -5,7 +5,7 @@ import { type DataSource } from 'typeorm';
 import { Customer } from '../customers/customer.entity.js';
 import { CustomersRepository } from '../customers/customers.repository.js';
 import { CustomersService } from '../customers/customers.service.js';
-import { Transactions } from '../database/transactions.js';
+import { Transactions } from '../common/tenancy/transactions.js';
 import { PasswordHasher } from '../users/password-hasher.js';
 import { User } from '../users/user.entity.js';
 import { UsersRepository } from '../users/users.repository.js';

@@ -3,7 +3,7 @@ import { Controller, Get, Header, HttpCode, Inject, Req, Res } from '@nestjs/com
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
-import { Public } from '../auth/access.decorators.js';
+import { Public } from '../common/access/access.decorators.js';
 import { ApiError } from '../common/errors/api-error.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.token.js';
@@ -78,7 +78,7 @@ export class HealthController {
 }
 
 /** Whether `header` is `Bearer <expected>`, compared by digest in constant time. */
-function bearerMatches(header: string | undefined, expected: string): boolean {
+export function bearerMatches(header: string | undefined, expected: string): boolean {
   if (header === undefined || !header.startsWith('Bearer ')) return false;
   const digest = (text: string) => createHash('sha256').update(text).digest();
   return timingSafeEqual(digest(header.slice('Bearer '.length)), digest(expected));

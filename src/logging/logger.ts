@@ -86,7 +86,7 @@ export function requestLineLogger(logger: Logger): Logger {
  * whatever waits at least every 250 ms, so a quiet service still logs promptly. On `exit`
  * (process.exit() included) `flushSync()` writes what is left.
  */
-export function logDestinationOf(fd: number): pino.DestinationStream & { flushSync(): void } {
+export function logDestinationOf(fd: number): pino.DestinationStream & { flush(): void; flushSync(): void } {
   const destination = pino.destination({ dest: fd, sync: false, minLength: 4096 });
   // flush() starts a write of what waits unless one is under way (that one carries it along).
   setInterval(() => destination.flush(), 250).unref();

@@ -2,12 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Logger } from 'pino';
-import type { Identity } from '../auth/identity.js';
+import type { Identity } from '../common/access/identity.js';
 import type { Metrics } from '../metrics/metrics.js';
+import { REQUEST_ID_PATTERN } from '../common/http/request-id.js';
 import { requestLineLogger } from './logger.js';
 
 /** Accept a caller's X-Request-Id only when it is short and plain, so it is safe in logs and headers. */
-const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const SANE_REQUEST_ID = new RegExp(REQUEST_ID_PATTERN);
 
 export function requestIdOf(request: IncomingMessage): string {
   const given = request.headers['x-request-id'];

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Query, Req } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
 import {
   ApiCreatedResponse,
   ApiNoContentResponse,
@@ -8,23 +8,22 @@ import {
   ApiPropertyOptional,
   ApiTags,
 } from '@nestjs/swagger';
-import type { FastifyRequest } from 'fastify';
-import { Personal } from '../auth/access.decorators.js';
-import type { Identity } from '../auth/identity.js';
+import { Personal } from '../common/access/access.decorators.js';
+import type { Identity } from '../common/access/identity.js';
 import { ApiError } from '../common/errors/api-error.js';
 import { IdPipe } from '../common/http/id-param.js';
-import type { Query as QueryString } from '../common/http/query-filters.js';
-import { ApiList, requestUrl } from '../common/pagination/list-endpoint.js';
-import { parsePageRequest } from '../common/pagination/pagination.js';
-import { CurrentIdentity } from '../auth/current-identity.decorator.js';
+import { ApiList } from '../common/pagination/list-endpoint.js';
+import { ListQuery, PageLinks, PagedQuery } from '../common/pagination/list-query.js';
+import { CurrentIdentity } from '../common/access/current-identity.decorator.js';
 import { ID_SCHEMA, IntegerField, RequiredString } from '../common/validation/fields.js';
-import type { AppConfig } from '../config/app-config.js';
-import { APP_CONFIG } from '../config/config.token.js';
-import { ApiProblem, ApiProblems } from '../openapi/problem-details.schema.js';
+import { ApiProblem, ApiProblems } from '../common/errors/problem-details.schema.js';
 import { DEFAULT_LIFETIME_DAYS, MAX_LIFETIME_DAYS, McpTokensService } from './mcp-tokens.service.js';
 
-/** What the token list can be ordered by: tokens have no status and are never updated. */
-const MCP_TOKEN_ORDERING_FIELDS = ['id', 'name', 'created_at'] as const;
+/** `GET /api/v1/mcp-tokens/`: a page of the caller's own tokens, without filters. */
+export class ListMcpTokensQuery extends PagedQuery {
+  /** Tokens have no status and are never updated. */
+  static override readonly orderingFields = ['id', 'name', 'created_at'] as const;
+}
 
 export class CreateMcpTokenDto {
   @ApiProperty({ example: 'Claude Desktop on my laptop' })
@@ -79,21 +78,17 @@ export class CreatedMcpTokenDto extends McpTokenDto {
 @Controller('api/v1/mcp-tokens')
 @Personal()
 export class McpTokensController {
-  constructor(
-    private readonly tokens: McpTokensService,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  constructor(private readonly tokens: McpTokensService) {}
 
   @Get()
   @ApiOperation({
     summary: 'List my MCP tokens',
     description: 'Your own tokens that are not revoked (expired ones included), never their secrets.',
   })
-  @ApiList(McpTokenDto, [], MCP_TOKEN_ORDERING_FIELDS)
+  @ApiList(McpTokenDto, ListMcpTokensQuery)
   @ApiProblems(400, 404)
-  list(@CurrentIdentity() identity: Identity, @Query() query: QueryString, @Req() request: FastifyRequest) {
-    const page = parsePageRequest(query, { orderingFields: MCP_TOKEN_ORDERING_FIELDS });
-    return this.tokens.list(owner(identity), page, requestUrl(request, this.config));
+  list(@CurrentIdentity() identity: Identity, @ListQuery() query: ListMcpTokensQuery, @PageLinks() links: URL) {
+    return this.tokens.list(owner(identity), query.page, links);
   }
 
   @Post()

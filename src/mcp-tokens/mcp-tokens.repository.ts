@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { type EntityManager, Equal, type Repository } from 'typeorm';
-import { EntityRepository } from '../database/entity-repository.js';
+import { Equal, type Repository } from 'typeorm';
+import { EntityRepository } from '../common/tenancy/entity-repository.js';
 import { offsetOf, type PageRequest } from '../common/pagination/pagination.js';
-import type { UserRole } from '../users/user-role.js';
+import type { UserRole } from '../common/access/user-role.js';
 import { McpToken } from './mcp-token.entity.js';
+import { type Transaction, entityManagerOf } from '../common/tenancy/transactions.js';
 
 /** The user a token belongs to; every method but the credential lookup is narrowed to one. */
 export interface McpTokenOwner {
@@ -44,8 +45,8 @@ export class McpTokensRepository extends EntityRepository<McpToken> {
     super(tokens);
   }
 
-  insert(values: NewMcpTokenRow, manager?: EntityManager): Promise<McpToken> {
-    return this.managerOf(manager).getRepository(McpToken).save(values);
+  insert(values: NewMcpTokenRow, transaction?: Transaction): Promise<McpToken> {
+    return this.managerOf(transaction).getRepository(McpToken).save(values);
   }
 
   /**
@@ -53,9 +54,12 @@ export class McpTokensRepository extends EntityRepository<McpToken> {
    * the owner's user row locked until the transaction ends, so two concurrent creates cannot both
    * pass the per-user cap.
    */
-  async lockOwnerAndCountUsable(owner: McpTokenOwner, now: Date, manager: EntityManager): Promise<number> {
-    await manager.query('SELECT 1 FROM users WHERE customer_id = $1 AND id = $2 FOR UPDATE', [owner.customerId, owner.userId]);
-    const rows: { count: string }[] = await manager.query(
+  async lockOwnerAndCountUsable(owner: McpTokenOwner, now: Date, transaction: Transaction): Promise<number> {
+    await entityManagerOf(transaction).query('SELECT 1 FROM users WHERE customer_id = $1 AND id = $2 FOR UPDATE', [
+      owner.customerId,
+      owner.userId,
+    ]);
+    const rows: { count: string }[] = await entityManagerOf(transaction).query(
       'SELECT count(*) AS count FROM mcp_tokens WHERE customer_id = $1 AND user_id = $2 AND revoked_at IS NULL AND expires_at > $3',
       [owner.customerId, owner.userId, now],
     );
@@ -85,8 +89,8 @@ export class McpTokensRepository extends EntityRepository<McpToken> {
     return this.repository.findOneBy({ customerId: Equal(owner.customerId), id: Equal(id), userId: Equal(owner.userId) });
   }
 
-  async revoke(token: Pick<McpToken, 'customerId' | 'id'>, revokedAt: Date, manager?: EntityManager): Promise<void> {
-    await this.managerOf(manager)
+  async revoke(token: Pick<McpToken, 'customerId' | 'id'>, revokedAt: Date, transaction?: Transaction): Promise<void> {
+    await this.managerOf(transaction)
       .getRepository(McpToken)
       .update({ customerId: Equal(token.customerId), id: Equal(token.id) }, { revokedAt });
   }

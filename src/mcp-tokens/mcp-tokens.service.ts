@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { type CredentialCache, publishInvalidation } from '../common/credential-cache/credential-cache.js';
 import { CREDENTIAL_CACHE } from '../common/credential-cache/credential-cache.token.js';
-import type { Identity } from '../auth/identity.js';
+import type { Identity } from '../common/access/identity.js';
 import { matchesHash } from '../common/crypto/secret-hash.js';
 import { ApiError } from '../common/errors/api-error.js';
 import { buildPage, type Page, type PageRequest } from '../common/pagination/pagination.js';
@@ -10,9 +10,9 @@ import { Clock } from '../common/time/clock.js';
 import { OncePer } from '../common/time/once-per.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.token.js';
-import { Transactions } from '../database/transactions.js';
+import { Transactions } from '../common/tenancy/transactions.js';
 import { LOGGER } from '../logging/logger.token.js';
-import type { UserRole } from '../users/user-role.js';
+import type { UserRole } from '../common/access/user-role.js';
 import { generateMcpToken, mcpTokenPrefix } from './mcp-token-format.js';
 import type { McpToken } from './mcp-token.entity.js';
 import { type McpTokenOwner, McpTokensRepository } from './mcp-tokens.repository.js';
@@ -59,8 +59,8 @@ export class McpTokensService {
   async create(owner: McpTokenOwner, name: string, expiresInDays = DEFAULT_LIFETIME_DAYS): Promise<McpTokenView & { token: string }> {
     const generated = generateMcpToken();
     const expiresAt = new Date(this.clock.nowMs() + expiresInDays * 86_400_000);
-    const saved = await this.transactions.run(async (manager) => {
-      const usable = await this.tokens.lockOwnerAndCountUsable(owner, new Date(this.clock.nowMs()), manager);
+    const saved = await this.transactions.run(async (transaction) => {
+      const usable = await this.tokens.lockOwnerAndCountUsable(owner, new Date(this.clock.nowMs()), transaction);
       if (usable >= this.config.mcpTokensPerUser) {
         throw ApiError.conflict(
           `You already hold ${usable} usable MCP tokens, the most allowed (${this.config.mcpTokensPerUser}). Revoke one you no longer use first.`,
@@ -68,9 +68,9 @@ export class McpTokensService {
       }
       const row = await this.tokens.insert(
         { customerId: owner.customerId, userId: owner.userId, name, prefix: generated.prefix, tokenHash: generated.hash, expiresAt },
-        manager,
+        transaction,
       );
-      await publishInvalidation(manager, `mcptoken:${generated.prefix}`);
+      await publishInvalidation(transaction, `mcptoken:${generated.prefix}`);
       return row;
     });
     this.cache.invalidate(`mcptoken:${generated.prefix}`);
@@ -87,9 +87,9 @@ export class McpTokensService {
   async revoke(owner: McpTokenOwner, id: number): Promise<void> {
     const token = await this.tokens.findOwned(owner, id);
     if (!token || token.revokedAt !== null) throw ApiError.notFound();
-    await this.transactions.run(async (manager) => {
-      await this.tokens.revoke(token, this.clock.now(), manager);
-      await publishInvalidation(manager, `mcptoken:${token.prefix}`);
+    await this.transactions.run(async (transaction) => {
+      await this.tokens.revoke(token, this.clock.now(), transaction);
+      await publishInvalidation(transaction, `mcptoken:${token.prefix}`);
     });
     this.cache.invalidate(`mcptoken:${token.prefix}`);
   }

@@ -5,14 +5,13 @@ import {
   type CallToolResult,
   ErrorCode,
   ListToolsRequestSchema,
-  McpError,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import { AiModelInstancesService } from '../ai-model-instances/ai-model-instances.service.js';
 import { AudiencesService } from '../audiences/audiences.service.js';
 import { assertCanWrite } from '../auth/access-policy.js';
-import type { Identity } from '../auth/identity.js';
+import type { Identity } from '../common/access/identity.js';
 import { ApiError } from '../common/errors/api-error.js';
 import { DEPENDENCY_UNAVAILABLE_DETAIL, unavailableDependency } from '../common/errors/database-errors.js';
 import { OutageLog } from '../common/errors/outage-log.js';
@@ -28,13 +27,17 @@ import { UsersService } from '../users/users.service.js';
 import type { McpTool } from './mcp-tool.js';
 import { aiModelInstanceTools } from './tools/ai-model-instance.tools.js';
 import { audienceTools } from './tools/audience.tools.js';
+import { PeopleService } from '../people/people.service.js';
 import { connectionTools } from './tools/connection.tools.js';
+import { peopleTools } from './tools/people.tools.js';
 import { signalTools } from './tools/signal.tools.js';
+import { syncTools } from './tools/sync.tools.js';
+import { SyncsService } from '../syncs/syncs.service.js';
 import { whoamiTool } from './tools/whoami.tool.js';
 
 const INSTRUCTIONS =
-  'Tools of the Audience and Signal Platform: audiences (who to target), signals (data streams sent to ad platforms), AI model ' +
-  'instances and ad-platform connections of one workspace. Everything you see and change belongs to the workspace of your token. ' +
+  'Tools of the Audience and Signal Platform: audiences (who to target) and their members, people (read-only), signals (data streams sent to ad platforms), AI model ' +
+  'instances, ad-platform connections and audience syncs to them, of one workspace. Everything you see and change belongs to the workspace of your token. ' +
   'Errors come back as tool results with isError=true and a JSON body {code, detail, errors}: validation_error (errors names each bad ' +
   'field), not_found, permission_denied (your role may only read), conflict, service_unavailable (the database is down for a ' +
   'moment: call again in a few seconds).';
@@ -56,6 +59,8 @@ export class McpServerFactory implements OnApplicationBootstrap {
     signals: SignalsService,
     models: AiModelInstancesService,
     connections: ConnectionsService,
+    people: PeopleService,
+    syncs: SyncsService,
     @Inject(APP_CONFIG) config: AppConfig,
     @Inject(LOGGER) private readonly logger: Logger,
     private readonly apiDocument: ApiDocument,
@@ -70,6 +75,8 @@ export class McpServerFactory implements OnApplicationBootstrap {
       ...signalTools(signals, base),
       ...aiModelInstanceTools(models, base),
       ...connectionTools(connections, base),
+      ...peopleTools(people, base),
+      ...syncTools(syncs, base),
     ];
     this.byName = new Map(this.tools.map((tool) => [tool.name, tool]));
   }
@@ -121,8 +128,12 @@ export class McpServerFactory implements OnApplicationBootstrap {
   private async call(identity: Identity, name: string, args: Record<string, unknown>, requestId: string): Promise<CallToolResult> {
     if (!this.byName.has(name)) {
       this.record(requestId, '<unknown>', 'unknown_tool');
-      // The protocol's answer to a call of a tool that does not exist: a JSON-RPC error, not a tool result.
-      throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${name.slice(0, 64)}". Call tools/list for the available tools.`);
+      // The protocol's answer to a call of a tool that does not exist: a JSON-RPC error, not a tool
+      // result. A plain error with the code, not McpError, whose message already starts with
+      // "MCP error -32602:", which the client's McpError then printed a second time.
+      throw Object.assign(new Error(`Unknown tool "${name.slice(0, 64)}". Call tools/list for the available tools.`), {
+        code: ErrorCode.InvalidParams,
+      });
     }
     const started = performance.now();
     const [result, outcome] = await this.answer(identity, name, args, requestId);

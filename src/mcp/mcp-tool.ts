@@ -1,5 +1,5 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
-import type { Identity } from '../auth/identity.js';
+import type { Identity } from '../common/access/identity.js';
 import type { JsonSchema } from '../openapi/json-schemas.js';
 
 /**

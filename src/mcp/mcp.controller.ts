@@ -3,7 +3,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import { McpOnly } from '../auth/access.decorators.js';
+import { McpOnly } from '../common/access/access.decorators.js';
 import { DEPENDENCY_RETRY_AFTER_SECONDS, DEPENDENCY_UNAVAILABLE_DETAIL, unavailableDependency } from '../common/errors/database-errors.js';
 import { OutageLog } from '../common/errors/outage-log.js';
 import { LOGGER } from '../logging/logger.token.js';
@@ -29,6 +29,20 @@ export class McpController {
   @Post()
   async handle(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const requestId = String(request.id);
+    // One message per request: a JSON-RPC batch of 100 tool calls counted once against the rate
+    // limit, and eight of them held the whole database pool. MCP dropped batches in its 2025-06-18
+    // revision, so they are refused rather than counted call by call.
+    if (Array.isArray(request.body)) {
+      void reply
+        .status(400)
+        .type('application/json')
+        .send({
+          jsonrpc: '2.0',
+          error: { code: -32600, message: 'JSON-RPC batches are not supported: send one message per request.' },
+          id: null,
+        });
+      return;
+    }
     const server = this.servers.create(request.identity!, requestId);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     // The SDK writes the response itself; Fastify must not send one of its own. The headers set so

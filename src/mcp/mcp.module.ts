@@ -1,3 +1,5 @@
+import { SyncsModule } from '../syncs/syncs.module.js';
+import { PeopleModule } from '../people/people.module.js';
 import { Module } from '@nestjs/common';
 import { AiModelInstancesModule } from '../ai-model-instances/ai-model-instances.module.js';
 import { AudiencesModule } from '../audiences/audiences.module.js';
@@ -10,7 +12,16 @@ import { McpServerFactory } from './mcp-server.factory.js';
 
 /** AI agents over the Model Context Protocol: the same services as the REST controllers, reached a second way. */
 @Module({
-  imports: [UsersModule, AudiencesModule, AiModelInstancesModule, ConnectionsModule, SignalsModule, ApiDocumentModule],
+  imports: [
+    UsersModule,
+    AudiencesModule,
+    AiModelInstancesModule,
+    ConnectionsModule,
+    SignalsModule,
+    PeopleModule,
+    SyncsModule,
+    ApiDocumentModule,
+  ],
   controllers: [McpController],
   providers: [McpServerFactory],
 })

@@ -1,7 +1,12 @@
 import type { INestApplication } from '@nestjs/common';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ApiError } from '../common/errors/api-error.js';
 import { DocumentBuilder, type OpenAPIObject, type OperationObject, SwaggerModule } from '@nestjs/swagger';
 import { ApiDocument } from './api-document.js';
-import { ProblemDetailsDto, problemResponse } from './problem-details.schema.js';
+import { ProblemDetailsDto, problemResponse } from '../common/errors/problem-details.schema.js';
+import type { AppConfig } from '../config/app-config.js';
+import { REQUEST_ID_PATTERN } from '../common/http/request-id.js';
+import { APP_CONFIG } from '../config/config.token.js';
 
 export const API_VERSION = '1.0.0';
 
@@ -16,6 +21,7 @@ export function operationId(controllerKey: string, methodKey: string): string {
  * this, serialised. Also publishes it to the app's ApiDocument, where the MCP tools read their schemas.
  */
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
+  const deployment = app.get<AppConfig>(APP_CONFIG, { strict: false }).apiDocument;
   const config = new DocumentBuilder()
     .setTitle('Audience and Signal Platform API')
     .setDescription(
@@ -25,6 +31,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         '`X-Request-Id` response header.',
     )
     .setVersion(API_VERSION)
+    .setExternalDoc('Guides and the interactive reference of this deployment', deployment.docsUrl)
     // Relative: the document is served by the API itself, so its own origin is the server.
     .addServer('/', 'This service, in production or local: the origin the document is served from', undefined, { 'x-internal': false })
     .addBearerAuth(
@@ -56,13 +63,36 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .addTag('audiences', 'Who to target: rule-based, model-based or uploaded audiences and their destination connections.')
     .addTag('signals', 'Data streams sent to the ad platforms: status codes 0–4, an optional model, audience and destination connection.')
     .addTag('ai-model-instances', 'AI models of the workspace and their lifecycle: pending → training → ready or failed; archived.')
+    .addTag(
+      'people',
+      'Your customers as audiences select them: identifiers hashed on arrival (never stored or returned in clear), traits and consent. Batch upsert by external_id; DELETE erases.',
+    )
+    .addTag(
+      'imports',
+      'Files of people of any size (CSV or NDJSON), streamed and hashed on arrival, staged, then merged by a job: all accepted rows or nothing.',
+    )
+    .addTag(
+      'syncs',
+      'Audience syncs to Google (Data Manager API) and Meta (custom audiences): each run sends the difference since the destination last accepted, with counts, skips and errors.',
+    )
     .addTag('connections', 'Google Ads and Meta Ads accounts of the workspace. Deleting one revokes its grant and detaches its signals.')
+    .addTag(
+      'webhooks',
+      'Endpoints of yours that hear of background events (syncs, connections, signals, imports), signed as Standard Webhooks. Admins manage them.',
+    )
     .addTag('mcp-tokens', 'Your personal tokens for AI agents on `/mcp` (Model Context Protocol). The secret is shown once. JWT only.')
     .addTag(
       'web-session',
       'The web interface’s own sign-in at `/app/session/`: the refresh token lives in an HttpOnly cookie. Not for API clients.',
     )
     .build();
+  // The deployment's own (API_CONTACT_*, API_DOCS_URL): who answers integrators, and where its guides
+  // are. Set here rather than by setContact(), which would write an empty url and email when unset.
+  config.info.contact = {
+    name: deployment.contactName,
+    ...(deployment.contactUrl !== undefined && { url: deployment.contactUrl }),
+    ...(deployment.contactEmail !== undefined && { email: deployment.contactEmail }),
+  };
   const document = SwaggerModule.createDocument(app, config, {
     operationIdFactory: operationId,
     extraModels: [ProblemDetailsDto],
@@ -111,7 +141,7 @@ function operationsOf(document: OpenAPIObject): OperationObject[] {
 }
 
 /**
- * Writes each operation's security from its access marker (see auth/access.decorators.ts) and the
+ * Writes each operation's security from its access marker (see common/access/access.decorators.ts) and the
  * errors every protected operation can answer, so the document and the guard say the same thing.
  */
 function applyAccessRules(document: OpenAPIObject): void {
@@ -138,9 +168,14 @@ function applyAccessRules(document: OpenAPIObject): void {
       403,
       access === 'personal' || access === 'public_or_personal'
         ? 'An API key: this endpoint is for users only (`permission_denied`).'
-        : 'A viewer or a read-only API key trying to write (`permission_denied`).',
+        : access === 'workspace_admin'
+          ? 'A write by anyone but an admin or a write-scoped API key: an editor, a viewer or a read-only key (`permission_denied`).'
+          : 'A viewer or a read-only API key trying to write (`permission_denied`).',
     );
-    operation.responses['429'] ??= problemResponse(429, 'Rate limit reached (`throttled`); retry after `Retry-After` seconds.');
+    operation.responses['429'] ??= problemResponse(
+      429,
+      'Rate limit reached, or your workspace has too much running at once (its share of the database, `WORKSPACE_POOL_SHARE`) (`throttled`); retry after `Retry-After` seconds.',
+    );
   }
 }
 
@@ -166,22 +201,28 @@ const HEADERS = {
     description:
       'The request id: the `X-Request-Id` sent (1–128 characters of `[A-Za-z0-9._:-]`), else a generated UUID. Quote it in reports.',
     required: true,
-    schema: { type: 'string', minLength: 1, maxLength: 128, example: '9b1c2f4e-6d0a-4c55-8f7e-1f3b2a9c7d10' },
+    schema: { type: 'string', minLength: 1, maxLength: 128, pattern: REQUEST_ID_PATTERN, example: '9b1c2f4e-6d0a-4c55-8f7e-1f3b2a9c7d10' },
   },
   rateLimit: {
     description:
       'What is left of the caller’s budget this minute (IETF RateLimit draft): `"default";r=<remaining>;t=<seconds to reset>`. ' +
       'Absent on a 413 or 415, which the body parser answers before the budget is counted.',
-    schema: { type: 'string', maxLength: 64, example: '"default";r=597;t=42' },
+    schema: { type: 'string', maxLength: 64, pattern: '^"default";r=[0-9]+;t=[0-9]+$', example: '"default";r=597;t=42' },
   },
   rateLimitPolicy: {
     description: 'The budget: `"default";q=<requests>;w=60` (RATE_LIMIT_PER_MINUTE per identity, or per client IP on public endpoints).',
-    schema: { type: 'string', maxLength: 64, example: '"default";q=600;w=60' },
+    schema: { type: 'string', maxLength: 64, pattern: '^"default";q=[0-9]+;w=[0-9]+$', example: '"default";q=600;w=60' },
   },
   wwwAuthenticate: {
     description: 'The credentials this endpoint takes (`Bearer realm="api"`, `Api-Key`), and `error="invalid_token"` for a bad token.',
     required: true,
-    schema: { type: 'string', maxLength: 256, example: 'Bearer realm="api"' },
+    // One or more challenges (RFC 9110 section 11.6.1), each a scheme this service takes and its realm.
+    schema: {
+      type: 'string',
+      maxLength: 256,
+      pattern: '^(Bearer|Api-Key) realm="(api|mcp)"(, error="invalid_token")?(, (Bearer|Api-Key) realm="(api|mcp)")*$',
+      example: 'Bearer realm="api"',
+    },
   },
   allowOrigin: {
     description:
@@ -240,8 +281,8 @@ const LIMITS = ['minLength', 'maxLength', 'minimum', 'maximum', 'maxItems', 'pat
 const TIMESTAMP_LENGTH = 24;
 
 /**
- * Response fields bounded as their write rules bound them: a field of `AudienceDto` takes the
- * limits of the same field of `CreateAudienceDto` (or `Update…`), since nothing else can be
+ * Response fields bounded as their write rules bound them: a field of `AudienceDto` (and of
+ * `AudienceDetailDto`) takes the limits of the same field of `CreateAudienceDto` (or `Update…`), since nothing else can be
  * stored; a timestamp is always 24 characters. The rules stay stated once, on the write DTOs.
  */
 function withResponseLimits(document: OpenAPIObject): void {
@@ -249,7 +290,10 @@ function withResponseLimits(document: OpenAPIObject): void {
   const schemas = (document.components?.schemas ?? {}) as Record<string, Schema>;
   for (const [name, schema] of Object.entries(schemas)) {
     if (/^(Create|Update)(?!d)/.test(name) || !schema.properties) continue;
-    const base = name.replace(/^Created/, '').replace(/Dto$/, '');
+    const base = name
+      .replace(/^Created/, '')
+      .replace(/Dto$/, '')
+      .replace(/Detail$/, '');
     const writers = [schemas[`Create${base}Dto`], schemas[`Update${base}Dto`]].filter((writer) => writer?.properties);
     for (const [field, property] of Object.entries(schema.properties)) {
       if (property.format === 'date-time') {
@@ -287,8 +331,36 @@ function withIntegerFormats(document: OpenAPIObject): void {
   visit(document.components);
 }
 
-/** Serves the document at /api/schema/ and Swagger UI at /api/docs/. */
+/**
+ * The files Swagger UI's page loads: the page itself, its script and style bundles, the script
+ * that points it at /api/schema/, and its icons. swagger-ui-dist's folder holds more (its
+ * package.json, README, source maps, other bundles), which a public server has no reason to hand
+ * out.
+ */
+const DOCS_FILES = new Set([
+  '',
+  'index.html',
+  'swagger-ui.css',
+  'swagger-ui-bundle.js',
+  'swagger-ui-standalone-preset.js',
+  'swagger-ui-init.js',
+  'favicon-16x16.png',
+  'favicon-32x32.png',
+]);
+
+/** Serves the document at /api/schema/ and Swagger UI at /api/docs/, with nothing but the files the page needs. */
 export function mountApiDocs(app: INestApplication, document: OpenAPIObject): void {
+  const fastify = (app.getHttpAdapter() as unknown as { getInstance(): FastifyInstance }).getInstance();
+  // A hook of the docs routes alone (attached as SwaggerModule registers them), so no other request pays for it.
+  const onlyPageFiles = (request: FastifyRequest, _reply: unknown, done: (error?: Error) => void) => {
+    const file = request.url.slice('/api/docs/'.length).split('?', 1)[0]!;
+    done(DOCS_FILES.has(file) ? undefined : ApiError.notFound());
+  };
+  fastify.addHook('onRoute', (route) => {
+    if (!route.url.startsWith('/api/docs/')) return;
+    const existing = route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest];
+    route.onRequest = [...existing, onlyPageFiles] as typeof route.onRequest;
+  });
   SwaggerModule.setup('api/docs', app, document, {
     jsonDocumentUrl: 'api/schema',
     raw: ['json'],

@@ -1,3 +1,4 @@
+import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { Redis } from 'ioredis';
 
 export const REDIS = Symbol('REDIS');
@@ -19,4 +20,14 @@ export function createRedis(url: string | undefined): Redis | null {
   // Connection errors are reported by /readyz; without a listener ioredis would print them.
   redis.on('error', () => {});
   return redis;
+}
+
+/** Closes the shared connection once the application has shut down (its requests drained), as the container opened it. */
+@Injectable()
+export class RedisShutdown implements OnApplicationShutdown {
+  constructor(@Inject(REDIS) private readonly redis: Redis | null) {}
+
+  onApplicationShutdown(): void {
+    this.redis?.disconnect();
+  }
 }

@@ -74,4 +74,8 @@ export class Signal extends TenantEntity {
 
   @Column({ type: 'jsonb', default: () => "'{}'" })
   config: Record<string, unknown>;
+
+  /** Why the delivery pipeline turned the signal `failed` (SPEC 10.4); cleared when it is active again. */
+  @Column({ name: 'status_reason', type: 'varchar', length: 500, nullable: true })
+  statusReason: string | null;
 }

@@ -1,7 +1,7 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import { type ConnectionRemovalHandler, ConnectionRemovalHandlers } from '../connections/connection-removal.js';
 import { SignalsRepository } from './signals.repository.js';
+import { type Transaction } from '../common/tenancy/transactions.js';
 
 /** SPEC sections 3 and 6: a deleted connection's signals lose it and the active ones pause; a connection whose grant is gone pauses them too. */
 @Injectable()
@@ -15,11 +15,11 @@ export class SignalsConnectionRemoval implements ConnectionRemovalHandler, OnMod
     this.handlers.register(this);
   }
 
-  async connectionRemoved(connectionId: number, manager: EntityManager): Promise<void> {
-    await this.signals.detachConnection(connectionId, manager);
+  async connectionRemoved(connectionId: number, transaction: Transaction): Promise<void> {
+    await this.signals.detachConnection(connectionId, transaction);
   }
 
-  async connectionSuspended(connectionId: number, manager: EntityManager): Promise<void> {
-    await this.signals.pauseForConnection(connectionId, manager);
+  async connectionSuspended(connectionId: number, transaction: Transaction): Promise<void> {
+    await this.signals.pauseForConnection(connectionId, transaction);
   }
 }

@@ -1,47 +1,27 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query, Req } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import type { FastifyRequest } from 'fastify';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
+import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { IdPipe } from '../common/http/id-param.js';
-import type { Query as QueryString } from '../common/http/query-filters.js';
-import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
-import { ApiList, requestUrl } from '../common/pagination/list-endpoint.js';
-import { parsePageRequest } from '../common/pagination/pagination.js';
-import { ORDERING_FIELDS } from '../common/tenancy/tenant-repository.js';
-import type { AppConfig } from '../config/app-config.js';
-import { APP_CONFIG } from '../config/config.token.js';
-import { ApiProblems } from '../openapi/problem-details.schema.js';
-import { CreateSignalDto, SignalDto, UpdateSignalDto } from './dto/signal.dto.js';
-import { SIGNAL_STATUS_CODES, SIGNAL_TYPES } from './signal.entity.js';
-import { parseSignalFilters } from './signal-filters.js';
+import { Idempotent } from '../idempotency/idempotent.decorator.js';
+import { ApiList } from '../common/pagination/list-endpoint.js';
+import { ListQuery, PageLinks } from '../common/pagination/list-query.js';
+import { ApiProblems } from '../common/errors/problem-details.schema.js';
+import { CREATE_SIGNAL_EXAMPLES, CreateSignalDto, SignalDto, UpdateSignalDto } from './dto/signal.dto.js';
+import { ApiCreateExamples } from '../openapi/create-examples.js';
 import { SignalsService } from './signals.service.js';
+import { ListSignalsQuery } from './dto/list-signals.query.js';
 import { ID_SCHEMA } from '../common/validation/fields.js';
 
 @ApiTags('signals')
 @Controller('api/v1/signals')
 export class SignalsController {
-  constructor(
-    private readonly signals: SignalsService,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  constructor(private readonly signals: SignalsService) {}
 
   @Get()
   @ApiOperation({ summary: 'List signals', description: 'Signals of your workspace, newest first by default.' })
-  @ApiList(SignalDto, [
-    {
-      name: 'status',
-      description: 'Only this status code: 0 draft, 1 active, 2 paused, 3 failed, 4 archived. Anything else → 400.',
-      schema: { type: 'integer', enum: [...SIGNAL_STATUS_CODES], minimum: 0, maximum: 4 },
-    },
-    { name: 'signal_type', description: 'Only this signal type.', schema: { type: 'string', enum: [...SIGNAL_TYPES] } },
-    { name: 'model_instance', description: 'Only signals fed by this AI model instance.', schema: ID_SCHEMA },
-    { name: 'audience', description: 'Only signals for this audience.', schema: ID_SCHEMA },
-    { name: 'connection', description: 'Only signals sent through this connection.', schema: ID_SCHEMA },
-    { name: 'search', description: 'Name contains this text, ignoring letter case.', schema: { type: 'string', maxLength: 255 } },
-  ])
+  @ApiList(SignalDto, ListSignalsQuery)
   @ApiProblems(400, 404)
-  list(@Query() query: QueryString, @Req() request: FastifyRequest) {
-    const page = parsePageRequest(query, { orderingFields: ORDERING_FIELDS });
-    return this.signals.list(parseSignalFilters(query), page, requestUrl(request, this.config));
+  list(@ListQuery() query: ListSignalsQuery, @PageLinks() links: URL) {
+    return this.signals.list(query, links);
   }
 
   @Post()
@@ -53,7 +33,7 @@ export class SignalsController {
       'status 1 (active) needs `connection` to be an active connection of your workspace, 4 (archived) is allowed, ' +
       '2 (paused) and 3 (failed) are refused with a 400 under `status`.',
   })
-  @ApiCreatedResponse({ type: SignalDto, description: 'The new signal.' })
+  @ApiCreateExamples(CreateSignalDto, SignalDto, 'The new signal.', CREATE_SIGNAL_EXAMPLES)
   @ApiProblems(400, 413, 415)
   create(@Body() body: CreateSignalDto): Promise<SignalDto> {
     return this.signals.create(body);

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { WebhooksModule } from '../webhooks/webhooks.module.js';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { Signal } from './signal.entity.js';
 import { AiModelInstancesModule } from '../ai-model-instances/ai-model-instances.module.js';
@@ -10,7 +11,7 @@ import { SignalsRepository } from './signals.repository.js';
 import { SignalsService } from './signals.service.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Signal]), AiModelInstancesModule, ConnectionsModule, AudiencesModule],
+  imports: [TypeOrmModule.forFeature([Signal]), AiModelInstancesModule, ConnectionsModule, AudiencesModule, WebhooksModule],
   controllers: [SignalsController],
   providers: [SignalsService, SignalsRepository, SignalsConnectionRemoval],
   exports: [SignalsService, SignalsRepository],

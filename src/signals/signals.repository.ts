@@ -1,20 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import type { EntityManager, Repository } from 'typeorm';
+import type { Repository } from 'typeorm';
 import type { PageRequest } from '../common/pagination/pagination.js';
 import { TenantContext } from '../common/tenancy/tenant-context.js';
 import { type ListCondition, type ListResult, TenantRepository } from '../common/tenancy/tenant-repository.js';
-import { Signal, SignalStatus, type SignalStatusCode, type SignalType } from './signal.entity.js';
-
-export interface SignalFilters {
-  status?: SignalStatusCode;
-  signalType?: SignalType;
-  modelInstanceId?: number;
-  audienceId?: number;
-  connectionId?: number;
-  /** A LIKE pattern, already escaped. */
-  search?: string;
-}
+import type { ListSignalsQuery } from './dto/list-signals.query.js';
+import type { SignalDelivery } from './signal-delivery.entity.js';
+import { Signal, SignalStatus } from './signal.entity.js';
+import type { Transaction } from '../common/tenancy/transactions.js';
 
 /** All SQL about signals. */
 @Injectable()
@@ -24,47 +17,63 @@ export class SignalsRepository extends TenantRepository<Signal> {
   }
 
   /** Each filter is served by a (customer_id, …) index of the signals table. */
-  list(filters: SignalFilters, request: PageRequest): Promise<ListResult<Signal>> {
+  list(filters: ListSignalsQuery, request: PageRequest): Promise<ListResult<Signal>> {
     const conditions: ListCondition<Signal>[] = [];
     if (filters.status !== undefined) conditions.push({ property: 'status', operator: '=', value: filters.status });
-    if (filters.signalType !== undefined) conditions.push({ property: 'signalType', operator: '=', value: filters.signalType });
-    if (filters.modelInstanceId !== undefined)
-      conditions.push({ property: 'modelInstanceId', operator: '=', value: filters.modelInstanceId });
-    if (filters.audienceId !== undefined) conditions.push({ property: 'audienceId', operator: '=', value: filters.audienceId });
-    if (filters.connectionId !== undefined) conditions.push({ property: 'connectionId', operator: '=', value: filters.connectionId });
+    if (filters.signal_type !== undefined) conditions.push({ property: 'signalType', operator: '=', value: filters.signal_type });
+    if (filters.model_instance !== undefined)
+      conditions.push({ property: 'modelInstanceId', operator: '=', value: filters.model_instance });
+    if (filters.audience !== undefined) conditions.push({ property: 'audienceId', operator: '=', value: filters.audience });
+    if (filters.connection !== undefined) conditions.push({ property: 'connectionId', operator: '=', value: filters.connection });
     if (filters.search !== undefined) conditions.push({ property: 'name', operator: 'ILIKE', value: filters.search });
     return this.listPage(conditions, request);
+  }
+
+  /** A connection lost its grant: its active signals pause and keep the connection, to resume after a reconnect. */
+  async pauseForConnection(connectionId: number, transaction: Transaction): Promise<number> {
+    const { affected } = await this.tenantQuery(
+      'UPDATE signals SET status = $3, updated_at = now() WHERE customer_id = $1 AND connection_id = $2 AND status = $4',
+      [connectionId, SignalStatus.paused, SignalStatus.active],
+      transaction,
+    );
+    return affected;
   }
 
   /**
    * SPEC section 3: deleting a connection clears the connection of every signal that used it and
    * pauses those that were active. Runs in the caller's transaction; returns the signals touched.
    */
-  /** A connection lost its grant: its active signals pause and keep the connection, to resume after a reconnect. */
-  async pauseForConnection(connectionId: number, manager: EntityManager): Promise<number> {
-    const result = await manager
-      .createQueryBuilder()
-      .update(Signal)
-      .set({ status: SignalStatus.paused })
-      .where('customer_id = :customerId AND connection_id = :connectionId AND status = :active', {
-        customerId: this.tenant.customerId,
-        connectionId,
-        active: SignalStatus.active,
-      })
-      .execute();
-    return result.affected ?? 0;
+  async detachConnection(connectionId: number, transaction: Transaction): Promise<number> {
+    const { affected } = await this.tenantQuery(
+      'UPDATE signals SET connection_id = NULL, status = CASE WHEN status = $3 THEN $4 ELSE status END, updated_at = now() WHERE customer_id = $1 AND connection_id = $2',
+      [connectionId, SignalStatus.active, SignalStatus.paused],
+      transaction,
+    );
+    return affected;
   }
 
-  async detachConnection(connectionId: number, manager: EntityManager): Promise<number> {
-    const result = await manager
-      .createQueryBuilder()
-      .update(Signal)
-      .set({
-        connectionId: null,
-        status: () => `CASE WHEN status = ${SignalStatus.active} THEN ${SignalStatus.paused} ELSE status END`,
-      })
-      .where('customer_id = :customerId AND connection_id = :connectionId', { customerId: this.tenant.customerId, connectionId })
-      .execute();
-    return result.affected ?? 0;
+  /**
+   * The delivery counts of these signals (SPEC 10.4), one row each by primary key: the counts are
+   * kept by triggers on signal_events, so this costs the same at 10 events or 10 million.
+   */
+  async deliveriesOf(signalIds: number[], transaction?: Transaction): Promise<Map<number, SignalDelivery>> {
+    if (signalIds.length === 0) return new Map();
+    const { rows } = await this.tenantQuery<SignalDelivery>(
+      `SELECT signal_id AS "signalId", received, pending, delivered, failed, last_delivered_at AS "lastDeliveredAt", last_error AS "lastError"
+         FROM signal_deliveries WHERE customer_id = $1 AND signal_id = ANY($2::bigint[])`,
+      [signalIds],
+      transaction,
+    );
+    return new Map(rows.map((row) => [Number(row.signalId), row]));
+  }
+
+  /** An active signal turns failed with its reason (SPEC 10.4); false when it was not active (paused or archived meanwhile). */
+  async markFailed(signalId: number, reason: string, transaction: Transaction): Promise<boolean> {
+    const { affected } = await this.tenantQuery(
+      'UPDATE signals SET status = $3, status_reason = $4, updated_at = now() WHERE customer_id = $1 AND id = $2 AND status = $5',
+      [signalId, SignalStatus.failed, reason.slice(0, 500), SignalStatus.active],
+      transaction,
+    );
+    return affected > 0;
   }
 }

@@ -1,11 +1,13 @@
-import type { EntityManager } from 'typeorm';
 import type { AiModelInstancesRepository } from '../ai-model-instances/ai-model-instances.repository.js';
 import type { AudiencesRepository } from '../audiences/audiences.repository.js';
 import { ApiError } from '../common/errors/api-error.js';
 import type { ConnectionsRepository } from '../connections/connections.repository.js';
-import type { Transactions } from '../database/transactions.js';
+import type { Transaction, Transactions } from '../common/tenancy/transactions.js';
 import type { SignalsRepository } from './signals.repository.js';
 import { SignalsService } from './signals.service.js';
+import type { WebhookEvents } from '../webhooks/webhook-events.js';
+import type { Jobs } from '../jobs/jobs.service.js';
+import type { TenantContext } from '../common/tenancy/tenant-context.js';
 
 /**
  * A referenced object deleted between the service's check and its INSERT cannot be staged through
@@ -13,10 +15,10 @@ import { SignalsService } from './signals.service.js';
  * composite foreign key, as it would in PostgreSQL.
  */
 describe('SignalsService foreign key races', () => {
-  const manager = {} as EntityManager;
-  const transactions = { run: (work: (manager: EntityManager) => Promise<unknown>) => work(manager) } as unknown as Transactions;
+  const transaction = {} as Transaction;
+  const transactions = { run: (work: (transaction: Transaction) => Promise<unknown>) => work(transaction) } as unknown as Transactions;
   const everyId = { existingIds: async (ids: number[]) => new Set(ids) };
-  const connections = { findById: async () => ({ status: 'active' }) } as unknown as ConnectionsRepository;
+  const connections = { findById: async () => ({ status: 'active', platform: 'google_ads' }) } as unknown as ConnectionsRepository;
 
   function serviceFailingWith(error: unknown): SignalsService {
     const signals = {
@@ -30,10 +32,21 @@ describe('SignalsService foreign key races', () => {
       everyId as unknown as AiModelInstancesRepository,
       everyId as unknown as AudiencesRepository,
       connections,
+      {} as unknown as Jobs,
+      {} as unknown as TenantContext,
+      {} as unknown as WebhookEvents,
     );
   }
 
-  const input = { name: 'Race', signal_type: 'score' as const, model_instance: 11, audience: 12, connection: 13, status: 1 as const };
+  const input = {
+    name: 'Race',
+    signal_type: 'score' as const,
+    model_instance: 11,
+    audience: 12,
+    connection: 13,
+    status: 1 as const,
+    config: { conversion_action_id: '42' },
+  };
 
   it.each([
     ['signals_model_instance_fkey', 'model_instance', 11],

@@ -1,27 +1,30 @@
-import { isDeepStrictEqual } from 'node:util';
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import { AiModelInstancesRepository } from '../ai-model-instances/ai-model-instances.repository.js';
 import { AudiencesRepository } from '../audiences/audiences.repository.js';
 import { ApiError, type FieldErrors } from '../common/errors/api-error.js';
 import { constraintOf, isForeignKeyViolation } from '../common/errors/database-errors.js';
-import { pageOf, type Page, type PageRequest } from '../common/pagination/pagination.js';
+import { pageOf, type Page } from '../common/pagination/pagination.js';
 import { MESSAGES } from '../common/validation/fields.js';
+import { assignFields, changedFields, createdState, mergedState, type StateOf } from '../common/validation/field-table.js';
 import { ConnectionsRepository } from '../connections/connections.repository.js';
-import type { CreateSignalDto, SignalDto, UpdateSignalDto } from './dto/signal.dto.js';
+import { type CreateSignalDto, SIGNAL_FIELDS, type SignalDto, type UpdateSignalDto } from './dto/signal.dto.js';
+import { WebhookEvents } from '../webhooks/webhook-events.js';
 import { toSignalDto } from './signal.mapper.js';
 import { signalActivationError, signalCreationStatusError, signalTransitionError } from './signal-status.js';
 import { type Signal, SignalStatus } from './signal.entity.js';
-import { type SignalFilters, SignalsRepository } from './signals.repository.js';
-import { Transactions } from '../database/transactions.js';
+import { SignalsRepository } from './signals.repository.js';
+import type { ListSignalsQuery } from './dto/list-signals.query.js';
+import { Transactions, type Transaction } from '../common/tenancy/transactions.js';
+import { TenantContext } from '../common/tenancy/tenant-context.js';
+import { JOBS, signalDeliveryKey } from '../jobs/job-definitions.js';
+import { Jobs } from '../jobs/jobs.service.js';
+import { signalConfigErrors } from './signal-config.js';
+import { isDeepStrictEqual } from 'node:util';
 
 const ARCHIVED = 'This signal is archived and cannot be changed.';
 const ACTIVE_NEEDS_CONNECTION = 'An active signal needs an active connection; pause the signal before removing or replacing it.';
 
-type SignalState = Pick<
-  Signal,
-  'name' | 'description' | 'signalType' | 'status' | 'modelInstanceId' | 'audienceId' | 'connectionId' | 'config'
->;
+type SignalState = StateOf<Signal, typeof SIGNAL_FIELDS>;
 
 /** Composite foreign key → the API field and the state property it guards. */
 const REFERENCE_CONSTRAINTS: Record<string, { field: string; property: 'modelInstanceId' | 'audienceId' | 'connectionId' }> = {
@@ -39,33 +42,43 @@ export class SignalsService {
     private readonly models: AiModelInstancesRepository,
     private readonly audiences: AudiencesRepository,
     private readonly connections: ConnectionsRepository,
+    private readonly jobs: Jobs,
+    private readonly tenants: TenantContext,
+    private readonly webhooks: WebhookEvents,
   ) {}
 
-  async list(filters: SignalFilters, request: PageRequest, url: URL): Promise<Page<SignalDto>> {
-    return pageOf(await this.signals.list(filters, request), request, url, toSignalDto);
+  async list(query: ListSignalsQuery, url: URL): Promise<Page<SignalDto>> {
+    const result = await this.signals.list(query, query.page);
+    const deliveries = await this.signals.deliveriesOf(result.rows.map((signal) => signal.id));
+    return pageOf(result, query.page, url, (signal) => toSignalDto(signal, deliveries.get(Number(signal.id))));
   }
 
   async get(id: number): Promise<SignalDto> {
-    return toSignalDto(await this.signals.getById(id));
+    const signal = await this.signals.getById(id);
+    return toSignalDto(signal, (await this.signals.deliveriesOf([signal.id])).get(Number(signal.id)));
+  }
+
+  /**
+   * The platform refused the signal's destination itself (unknown conversion action or pixel,
+   * missing permission): an active signal turns `failed` with the reason (SPEC 10.4), and holds
+   * its events until it is activated again. The one place this transition happens (the
+   * `signal.failed` webhook of SPEC 10.5 belongs here). False when the signal was no longer active.
+   */
+  async failForDestination(signalId: number, reason: string, transaction: Transaction): Promise<boolean> {
+    const failed = await this.signals.markFailed(signalId, reason, transaction);
+    // Integrators hear of it (SPEC 10.5), in the same transaction as the change.
+    if (failed) await this.webhooks.emit(transaction, 'signal.failed', toSignalDto(await this.signals.getById(signalId, { transaction })));
+    return failed;
   }
 
   /** Creating is the transition draft → `status`, with the same activation rule. */
   async create(input: CreateSignalDto): Promise<SignalDto> {
-    const state: SignalState = {
-      name: input.name,
-      description: input.description ?? '',
-      signalType: input.signal_type,
-      status: input.status ?? SignalStatus.draft,
-      modelInstanceId: input.model_instance ?? null,
-      audienceId: input.audience ?? null,
-      connectionId: input.connection ?? null,
-      config: input.config ?? {},
-    };
+    const state = createdState<Signal, typeof SIGNAL_FIELDS>(SIGNAL_FIELDS, input);
     const statusError = signalCreationStatusError(state.status);
     if (statusError) throw ApiError.field('status', statusError);
-    return this.transactions.run(async (manager) => {
-      await this.validate(state, undefined, manager);
-      return toSignalDto(await this.persist(state, () => this.signals.insert({ ...state }, manager)));
+    return this.transactions.run(async (transaction) => {
+      await this.validate(state, undefined, transaction);
+      return toSignalDto(await this.persist(state, () => this.signals.insert({ ...state }, transaction)));
     });
   }
 
@@ -74,47 +87,71 @@ export class SignalsService {
    * a 400, a PATCH that changes nothing is a 200 (SPEC section 3).
    */
   async update(id: number, input: UpdateSignalDto): Promise<SignalDto> {
-    return this.transactions.run(async (manager) => {
-      const signal = await this.signals.getById(id, { manager, lock: true });
-      const next: SignalState = {
-        name: input.name ?? signal.name,
-        description: input.description ?? signal.description,
-        signalType: input.signal_type ?? signal.signalType,
-        status: input.status ?? signal.status,
-        modelInstanceId: input.model_instance !== undefined ? input.model_instance : signal.modelInstanceId,
-        audienceId: input.audience !== undefined ? input.audience : signal.audienceId,
-        connectionId: input.connection !== undefined ? input.connection : signal.connectionId,
-        config: input.config ?? signal.config,
-      };
-      if (!changed(signal, next)) return toSignalDto(signal);
+    return this.transactions.run(async (transaction) => {
+      const signal = await this.signals.getById(id, { transaction, lock: true });
+      const next = mergedState<Signal, typeof SIGNAL_FIELDS>(SIGNAL_FIELDS, signal, input);
+      if (changedFields<Signal, typeof SIGNAL_FIELDS>(SIGNAL_FIELDS, signal, next).length === 0) return toSignalDto(signal);
       if (signal.status === SignalStatus.archived) throw ApiError.field('status', ARCHIVED);
       const transitionError = signalTransitionError(signal.status, next.status);
       if (transitionError) throw ApiError.field('status', transitionError);
-      await this.validate(next, signal, manager);
-      Object.assign(signal, next);
-      return toSignalDto(await this.persist(next, () => this.signals.save(signal, manager)));
+      await this.validate(next, signal, transaction);
+      const resumed =
+        next.status === SignalStatus.active && (signal.status === SignalStatus.paused || signal.status === SignalStatus.failed);
+      assignFields<Signal, typeof SIGNAL_FIELDS>(SIGNAL_FIELDS, signal, next);
+      if (signal.status !== SignalStatus.failed) signal.statusReason = null;
+      const saved = await this.persist(next, () => this.signals.save(signal, transaction));
+      // Events held while it was paused or failed go out now (SPEC 10.4), with the change that resumed it.
+      if (resumed) {
+        const customerId = this.tenants.current().customerId;
+        await this.jobs.enqueue(
+          transaction,
+          JOBS.signalDelivery,
+          { customerId, signalId: id },
+          { key: signalDeliveryKey(customerId, id), runAt: new Date() },
+        );
+      }
+      return toSignalDto(saved, (await this.signals.deliveriesOf([id], transaction)).get(id));
     });
   }
 
   /** Archived signals may be deleted too: archiving freezes a signal's settings, it does not keep it forever. */
   async delete(id: number): Promise<void> {
-    await this.transactions.run(async (manager) => {
-      if (!(await this.signals.delete(id, manager))) throw ApiError.notFound();
+    await this.transactions.run(async (transaction) => {
+      if (!(await this.signals.delete(id, transaction))) throw ApiError.notFound();
     });
   }
 
   /**
-   * References and the activation rule, all reported together. Every lookup is narrowed to the
-   * tenant, so another workspace's id reads exactly like a missing one.
+   * References and the activation rule, all reported together. A PATCH (`previous` set) looks up
+   * only the references it changes, and the connection when the activation rule needs it: the
+   * others were checked when they were written, and a deleted one is held by its foreign key.
+   * Every lookup is narrowed to the tenant, so another workspace's id reads exactly like a
+   * missing one.
    */
-  private async validate(state: SignalState, previous: Signal | undefined, manager: EntityManager): Promise<void> {
+  private async validate(state: SignalState, previous: Signal | undefined, transaction: Transaction): Promise<void> {
     const errors: FieldErrors = {};
-    if (state.modelInstanceId !== null && !(await existsIn(this.models, state.modelInstanceId, manager)))
+    if (
+      state.modelInstanceId !== null &&
+      state.modelInstanceId !== previous?.modelInstanceId &&
+      !(await existsIn(this.models, state.modelInstanceId, transaction))
+    )
       errors.model_instance = [MESSAGES.doesNotExist(state.modelInstanceId)];
-    if (state.audienceId !== null && !(await existsIn(this.audiences, state.audienceId, manager)))
+    if (
+      state.audienceId !== null &&
+      state.audienceId !== previous?.audienceId &&
+      !(await existsIn(this.audiences, state.audienceId, transaction))
+    )
       errors.audience = [MESSAGES.doesNotExist(state.audienceId)];
-    const connection = state.connectionId === null ? null : await this.connections.findById(state.connectionId, { manager });
-    if (state.connectionId !== null && connection === null) errors.connection = [MESSAGES.doesNotExist(state.connectionId)];
+    const configChanged = previous === undefined || !isDeepStrictEqual(state.config, previous.config);
+    const needsConnection = state.connectionId !== previous?.connectionId || state.status === SignalStatus.active || configChanged;
+    const connection =
+      state.connectionId === null || !needsConnection ? null : await this.connections.findById(state.connectionId, { transaction });
+    if (state.connectionId !== null && needsConnection && connection === null)
+      errors.connection = [MESSAGES.doesNotExist(state.connectionId)];
+
+    // SPEC 10.4: the settings of the connection's platform, complete once the signal is to be active.
+    if (connection !== null && (configChanged || state.connectionId !== previous?.connectionId || state.status === SignalStatus.active))
+      Object.assign(errors, signalConfigErrors(connection.platform, state.config, state.status === SignalStatus.active));
 
     if (state.status === SignalStatus.active) {
       const activationError = signalActivationError(connection);
@@ -144,22 +181,8 @@ export class SignalsService {
   }
 }
 
-type ReferenceRepository = { existingIds(ids: number[], manager?: EntityManager): Promise<Set<number>> };
+type ReferenceRepository = { existingIds(ids: number[], transaction?: Transaction): Promise<Set<number>> };
 
-async function existsIn(repository: ReferenceRepository, id: number, manager: EntityManager): Promise<boolean> {
-  return (await repository.existingIds([id], manager)).has(id);
-}
-
-function changed(signal: Signal, next: SignalState): boolean {
-  return (
-    signal.name !== next.name ||
-    signal.description !== next.description ||
-    signal.signalType !== next.signalType ||
-    signal.status !== next.status ||
-    signal.modelInstanceId !== next.modelInstanceId ||
-    signal.audienceId !== next.audienceId ||
-    signal.connectionId !== next.connectionId ||
-    // jsonb does not keep key order, so compare by value.
-    !isDeepStrictEqual(signal.config, next.config)
-  );
+async function existsIn(repository: ReferenceRepository, id: number, transaction: Transaction): Promise<boolean> {
+  return (await repository.existingIds([id], transaction)).has(id);
 }

@@ -1,6 +1,6 @@
 import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, type Relation } from 'typeorm';
 import { Customer } from '../customers/customer.entity.js';
-import type { UserRole } from './user-role.js';
+import type { UserRole } from '../common/access/user-role.js';
 
 @Entity({ name: 'users' })
 @Check('users_role_check', `"role" IN ('admin', 'editor', 'viewer')`)

@@ -1,9 +1,9 @@
 import { Controller, Get, Req } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
-import { Personal } from '../auth/access.decorators.js';
+import { Personal } from '../common/access/access.decorators.js';
 import { ApiError } from '../common/errors/api-error.js';
-import { USER_ROLES } from './user-role.js';
+import { USER_ROLES } from '../common/access/user-role.js';
 import { UsersService } from './users.service.js';
 import { ID_SCHEMA } from '../common/validation/fields.js';
 

@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { type EntityManager, Equal, type Repository } from 'typeorm';
-import { EntityRepository } from '../database/entity-repository.js';
-import type { UserRole } from './user-role.js';
+import { Equal, type Repository } from 'typeorm';
+import { EntityRepository } from '../common/tenancy/entity-repository.js';
+import type { UserRole } from '../common/access/user-role.js';
 import { User } from './user.entity.js';
+import { type Transaction } from '../common/tenancy/transactions.js';
 
 export interface NewUserRow {
   customerId: number;
@@ -23,27 +24,27 @@ export class UsersRepository extends EntityRepository<User> {
     super(users);
   }
 
-  insert(values: NewUserRow, manager?: EntityManager): Promise<User> {
-    return this.managerOf(manager).getRepository(User).save(values);
+  insert(values: NewUserRow, transaction?: Transaction): Promise<User> {
+    return this.managerOf(transaction).getRepository(User).save(values);
   }
 
   /** Case-insensitive, served by the unique index on lower(email). */
-  findByEmail(email: string, manager?: EntityManager): Promise<User | null> {
-    return this.managerOf(manager)
+  findByEmail(email: string, transaction?: Transaction): Promise<User | null> {
+    return this.managerOf(transaction)
       .getRepository(User)
       .createQueryBuilder('user')
       .where('lower(user.email) = lower(:email)', { email })
       .getOne();
   }
 
-  findById(id: number, manager?: EntityManager): Promise<User | null> {
-    return this.managerOf(manager)
+  findById(id: number, transaction?: Transaction): Promise<User | null> {
+    return this.managerOf(transaction)
       .getRepository(User)
       .findOneBy({ id: Equal(id) });
   }
 
-  async deactivate(id: number, manager?: EntityManager): Promise<void> {
-    await this.managerOf(manager)
+  async deactivate(id: number, transaction?: Transaction): Promise<void> {
+    await this.managerOf(transaction)
       .getRepository(User)
       .update({ id: Equal(id) }, { isActive: false });
   }

@@ -3,9 +3,9 @@ import { type CredentialCache, publishInvalidation } from '../common/credential-
 import { CREDENTIAL_CACHE } from '../common/credential-cache/credential-cache.token.js';
 import { ApiError, type FieldErrors } from '../common/errors/api-error.js';
 import { CustomersRepository } from '../customers/customers.repository.js';
-import { Transactions } from '../database/transactions.js';
+import { Transactions } from '../common/tenancy/transactions.js';
 import { PasswordHasher } from './password-hasher.js';
-import { USER_ROLES, type UserRole } from './user-role.js';
+import { USER_ROLES, type UserRole } from '../common/access/user-role.js';
 import type { User } from './user.entity.js';
 import { UsersRepository } from './users.repository.js';
 
@@ -72,9 +72,9 @@ export class UsersService {
     if (!user) throw ApiError.notFound(`No user with email ${email.trim()}.`);
     if (user.isActive) {
       user.isActive = false;
-      await this.transactions.run(async (manager) => {
-        await this.users.deactivate(user.id, manager);
-        await publishInvalidation(manager, `user:${user.id}`);
+      await this.transactions.run(async (transaction) => {
+        await this.users.deactivate(user.id, transaction);
+        await publishInvalidation(transaction, `user:${user.id}`);
       });
       // This process evicts at once; the others on NOTIFY.
       this.cache?.invalidate(`user:${user.id}`);

@@ -60,7 +60,9 @@ export async function mountWebApp(fastify: FastifyInstance, root = defaultWebRoo
       root: join(root, 'assets'),
       prefix: '/app/assets/',
       decorateReply: false,
-      wildcard: false,
+      // One route for every asset: with a route per file, each build's hashed names became new
+      // values of the request metrics' route label.
+      wildcard: true,
       immutable: true,
       maxAge: '365d',
       index: false,

@@ -1,20 +1,22 @@
 import { Controller, Get, HttpCode, Inject, Param, Post, Req, Res } from '@nestjs/common';
-import { ApiBody, ApiHeader, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiExtension, ApiHeader, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { PublicLimitedByIp, PublicOrPersonal } from '../auth/access.decorators.js';
+import { PublicLimitedByIp, PublicOrPersonal } from '../common/access/access.decorators.js';
+import { PublicCountingFailures } from '../auth/authentication-failures.interceptor.js';
 import { TokenObtainDto } from '../auth/dto/jwt.dto.js';
 import { LoginService } from '../auth/login.service.js';
 import { SessionsService } from '../auth/sessions.service.js';
 import { SocialLoginDto } from '../auth/social/dto/social-login.dto.js';
-import { SOCIAL_PROVIDERS } from '../auth/social/social-provider.js';
+import { SOCIAL_PROVIDERS, SocialProviders } from '../auth/social/social-providers.js';
 import { SocialLoginService } from '../auth/social/social-login.service.js';
 import type { TokenPair } from '../auth/tokens/token.service.js';
 import { TokenService } from '../auth/tokens/token.service.js';
 import { ApiError } from '../common/errors/api-error.js';
+import { AdPlatformClients } from '../connections/oauth/ad-platform-clients.js';
 import { validateDto } from '../common/validation/validate-dto.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.token.js';
-import { ApiProblem } from '../openapi/problem-details.schema.js';
+import { ApiProblem } from '../common/errors/problem-details.schema.js';
 import { WebConfigDto, WebSessionDto } from './dto/web-session.dto.js';
 import { assertSameOriginCall, clearSessionCookie, SESSION_COOKIE, sessionCookieOf, setSessionCookie } from './session-cookie.js';
 
@@ -30,7 +32,7 @@ const FORGERY = ApiProblem(403, 'No `X-Requested-With` header, or `Sec-Fetch-Sit
 const COOKIE_SET = {
   'Set-Cookie': {
     description: `\`${SESSION_COOKIE}\`: the refresh token, HttpOnly, SameSite=Strict, Path=/app/session/ (Secure over https).`,
-    schema: { type: 'string', maxLength: 4096 },
+    schema: { type: 'string', maxLength: 4096, pattern: `^${SESSION_COOKIE}=` },
   },
 };
 
@@ -40,6 +42,9 @@ const COOKIE_SET = {
  * only the access token reaches the page's JavaScript.
  */
 @ApiTags('web-session')
+// The web interface's own endpoints: documented for completeness, marked internal so that client
+// generators (openapi-generator and orval honour x-internal) leave them out of generated SDKs.
+@ApiExtension('x-internal', true)
 @Controller('app/session')
 export class WebSessionController {
   constructor(
@@ -47,6 +52,8 @@ export class WebSessionController {
     private readonly sessions: SessionsService,
     private readonly social: SocialLoginService,
     private readonly tokens: TokenService,
+    private readonly socialProviders: SocialProviders,
+    private readonly adPlatforms: AdPlatformClients,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -55,12 +62,7 @@ export class WebSessionController {
   @ApiOperation({ summary: 'What the web interface can offer', description: 'The configured social-login providers and ad platforms.' })
   @ApiOkResponse({ type: WebConfigDto, description: 'The sign-in and connect options of this server.' })
   configuration(): WebConfigDto {
-    const social = this.config.socialLogin;
-    const ads = this.config.adPlatforms;
-    return {
-      social_providers: SOCIAL_PROVIDERS.filter((name) => (name === 'facebook' ? social.facebook : social.google) !== undefined),
-      ad_platforms: [...(ads.googleAds ? ['google-ads'] : []), ...(ads.metaAds ? ['meta-ads'] : [])],
-    };
+    return { social_providers: this.socialProviders.names(), ad_platforms: this.adPlatforms.slugs() };
   }
 
   @Post('login')
@@ -88,7 +90,7 @@ export class WebSessionController {
 
   @Post('refresh')
   @HttpCode(200)
-  @PublicLimitedByIp()
+  @PublicCountingFailures()
   @SAME_ORIGIN_HEADER
   @ApiOperation({
     summary: 'Renew the access token',

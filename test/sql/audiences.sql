@@ -6,7 +6,7 @@ SELECT total.total AS "__total", page.*
   FROM tenant_counts
   WHERE customer_id = $1
   AND resource = 'audiences') total LEFT
-  JOIN (SELECT t."customer_id" AS "customerId", t."id" AS "id", t."created_at" AS "createdAt", t."updated_at" AS "updatedAt", t."name" AS "name", t."description" AS "description", t."source_type" AS "sourceType", t."rules" AS "rules", t."model_instance_id" AS "modelInstanceId", t."min_score" AS "minScore", t."status" AS "status", t."size" AS "size", ARRAY(SELECT link."connection_id"
+  JOIN (SELECT t."customer_id" AS "customerId", t."id" AS "id", t."created_at" AS "createdAt", t."updated_at" AS "updatedAt", t."name" AS "name", t."description" AS "description", t."source_type" AS "sourceType", t."rules" AS "rules", t."model_instance_id" AS "modelInstanceId", t."min_score" AS "minScore", t."status" AS "status", t."size" AS "size", t."members_updated_at" AS "membersUpdatedAt", ARRAY(SELECT link."connection_id"
   FROM "audience_connections" link
   WHERE link."customer_id" = t.customer_id
   AND link."audience_id" = t.id
@@ -24,7 +24,7 @@ SELECT total.total AS "__total", page.*
   WHERE customer_id = $1
   AND resource = 'audiences'
   AND status = $5) total LEFT
-  JOIN (SELECT t."customer_id" AS "customerId", t."id" AS "id", t."created_at" AS "createdAt", t."updated_at" AS "updatedAt", t."name" AS "name", t."description" AS "description", t."source_type" AS "sourceType", t."rules" AS "rules", t."model_instance_id" AS "modelInstanceId", t."min_score" AS "minScore", t."status" AS "status", t."size" AS "size", ARRAY(SELECT link."connection_id"
+  JOIN (SELECT t."customer_id" AS "customerId", t."id" AS "id", t."created_at" AS "createdAt", t."updated_at" AS "updatedAt", t."name" AS "name", t."description" AS "description", t."source_type" AS "sourceType", t."rules" AS "rules", t."model_instance_id" AS "modelInstanceId", t."min_score" AS "minScore", t."status" AS "status", t."size" AS "size", t."members_updated_at" AS "membersUpdatedAt", ARRAY(SELECT link."connection_id"
   FROM "audience_connections" link
   WHERE link."customer_id" = t.customer_id
   AND link."audience_id" = t.id
@@ -42,7 +42,7 @@ SELECT total.total AS "__total", page.*
   FROM "audiences" t
   WHERE t.customer_id = $1
   AND t."source_type" = $2) total LEFT
-  JOIN (SELECT t."customer_id" AS "customerId", t."id" AS "id", t."created_at" AS "createdAt", t."updated_at" AS "updatedAt", t."name" AS "name", t."description" AS "description", t."source_type" AS "sourceType", t."rules" AS "rules", t."model_instance_id" AS "modelInstanceId", t."min_score" AS "minScore", t."status" AS "status", t."size" AS "size", ARRAY(SELECT link."connection_id"
+  JOIN (SELECT t."customer_id" AS "customerId", t."id" AS "id", t."created_at" AS "createdAt", t."updated_at" AS "updatedAt", t."name" AS "name", t."description" AS "description", t."source_type" AS "sourceType", t."rules" AS "rules", t."model_instance_id" AS "modelInstanceId", t."min_score" AS "minScore", t."status" AS "status", t."size" AS "size", t."members_updated_at" AS "membersUpdatedAt", ARRAY(SELECT link."connection_id"
   FROM "audience_connections" link
   WHERE link."customer_id" = t.customer_id
   AND link."audience_id" = t.id
@@ -60,7 +60,7 @@ SELECT total.total AS "__total", page.*
   FROM "audiences" t
   WHERE t.customer_id = $1
   AND t."name" ILIKE $2) total LEFT
-  JOIN (SELECT t."customer_id" AS "customerId", t."id" AS "id", t."created_at" AS "createdAt", t."updated_at" AS "updatedAt", t."name" AS "name", t."description" AS "description", t."source_type" AS "sourceType", t."rules" AS "rules", t."model_instance_id" AS "modelInstanceId", t."min_score" AS "minScore", t."status" AS "status", t."size" AS "size", ARRAY(SELECT link."connection_id"
+  JOIN (SELECT t."customer_id" AS "customerId", t."id" AS "id", t."created_at" AS "createdAt", t."updated_at" AS "updatedAt", t."name" AS "name", t."description" AS "description", t."source_type" AS "sourceType", t."rules" AS "rules", t."model_instance_id" AS "modelInstanceId", t."min_score" AS "minScore", t."status" AS "status", t."size" AS "size", t."members_updated_at" AS "membersUpdatedAt", ARRAY(SELECT link."connection_id"
   FROM "audience_connections" link
   WHERE link."customer_id" = t.customer_id
   AND link."audience_id" = t.id
@@ -68,6 +68,24 @@ SELECT total.total AS "__total", page.*
   FROM "audiences" t
   WHERE t.customer_id = $1
   AND t."name" ILIKE $2
+  ORDER BY t."id" DESC
+  LIMIT $3 OFFSET $4) page ON true
+  ORDER BY page."id" DESC;
+
+-- GET /api/v1/audiences/?model_instance={model}
+SELECT total.total AS "__total", page.*
+  FROM (SELECT count(*) AS total
+  FROM "audiences" t
+  WHERE t.customer_id = $1
+  AND t."model_instance_id" = $2) total LEFT
+  JOIN (SELECT t."customer_id" AS "customerId", t."id" AS "id", t."created_at" AS "createdAt", t."updated_at" AS "updatedAt", t."name" AS "name", t."description" AS "description", t."source_type" AS "sourceType", t."rules" AS "rules", t."model_instance_id" AS "modelInstanceId", t."min_score" AS "minScore", t."status" AS "status", t."size" AS "size", t."members_updated_at" AS "membersUpdatedAt", ARRAY(SELECT link."connection_id"
+  FROM "audience_connections" link
+  WHERE link."customer_id" = t.customer_id
+  AND link."audience_id" = t.id
+  ORDER BY link."connection_id") AS "connectionIds"
+  FROM "audiences" t
+  WHERE t.customer_id = $1
+  AND t."model_instance_id" = $2
   ORDER BY t."id" DESC
   LIMIT $3 OFFSET $4) page ON true
   ORDER BY page."id" DESC;
@@ -80,7 +98,7 @@ SELECT total.total AS "__total", page.*
   AND t."status" = $2
   AND t."source_type" = $3
   AND t."name" ILIKE $4) total LEFT
-  JOIN (SELECT t."customer_id" AS "customerId", t."id" AS "id", t."created_at" AS "createdAt", t."updated_at" AS "updatedAt", t."name" AS "name", t."description" AS "description", t."source_type" AS "sourceType", t."rules" AS "rules", t."model_instance_id" AS "modelInstanceId", t."min_score" AS "minScore", t."status" AS "status", t."size" AS "size", ARRAY(SELECT link."connection_id"
+  JOIN (SELECT t."customer_id" AS "customerId", t."id" AS "id", t."created_at" AS "createdAt", t."updated_at" AS "updatedAt", t."name" AS "name", t."description" AS "description", t."source_type" AS "sourceType", t."rules" AS "rules", t."model_instance_id" AS "modelInstanceId", t."min_score" AS "minScore", t."status" AS "status", t."size" AS "size", t."members_updated_at" AS "membersUpdatedAt", ARRAY(SELECT link."connection_id"
   FROM "audience_connections" link
   WHERE link."customer_id" = t.customer_id
   AND link."audience_id" = t.id
@@ -100,7 +118,7 @@ SELECT total.total AS "__total", page.*
   FROM tenant_counts
   WHERE customer_id = $1
   AND resource = 'audiences') total LEFT
-  JOIN (SELECT t."customer_id" AS "customerId", t."id" AS "id", t."created_at" AS "createdAt", t."updated_at" AS "updatedAt", t."name" AS "name", t."description" AS "description", t."source_type" AS "sourceType", t."rules" AS "rules", t."model_instance_id" AS "modelInstanceId", t."min_score" AS "minScore", t."status" AS "status", t."size" AS "size", ARRAY(SELECT link."connection_id"
+  JOIN (SELECT t."customer_id" AS "customerId", t."id" AS "id", t."created_at" AS "createdAt", t."updated_at" AS "updatedAt", t."name" AS "name", t."description" AS "description", t."source_type" AS "sourceType", t."rules" AS "rules", t."model_instance_id" AS "modelInstanceId", t."min_score" AS "minScore", t."status" AS "status", t."size" AS "size", t."members_updated_at" AS "membersUpdatedAt", ARRAY(SELECT link."connection_id"
   FROM "audience_connections" link
   WHERE link."customer_id" = t.customer_id
   AND link."audience_id" = t.id
@@ -117,7 +135,7 @@ SELECT total.total AS "__total", page.*
   FROM tenant_counts
   WHERE customer_id = $1
   AND resource = 'audiences') total LEFT
-  JOIN (SELECT t."customer_id" AS "customerId", t."id" AS "id", t."created_at" AS "createdAt", t."updated_at" AS "updatedAt", t."name" AS "name", t."description" AS "description", t."source_type" AS "sourceType", t."rules" AS "rules", t."model_instance_id" AS "modelInstanceId", t."min_score" AS "minScore", t."status" AS "status", t."size" AS "size", ARRAY(SELECT link."connection_id"
+  JOIN (SELECT t."customer_id" AS "customerId", t."id" AS "id", t."created_at" AS "createdAt", t."updated_at" AS "updatedAt", t."name" AS "name", t."description" AS "description", t."source_type" AS "sourceType", t."rules" AS "rules", t."model_instance_id" AS "modelInstanceId", t."min_score" AS "minScore", t."status" AS "status", t."size" AS "size", t."members_updated_at" AS "membersUpdatedAt", ARRAY(SELECT link."connection_id"
   FROM "audience_connections" link
   WHERE link."customer_id" = t.customer_id
   AND link."audience_id" = t.id
@@ -134,7 +152,7 @@ SELECT total.total AS "__total", page.*
   FROM tenant_counts
   WHERE customer_id = $1
   AND resource = 'audiences') total LEFT
-  JOIN (SELECT t."customer_id" AS "customerId", t."id" AS "id", t."created_at" AS "createdAt", t."updated_at" AS "updatedAt", t."name" AS "name", t."description" AS "description", t."source_type" AS "sourceType", t."rules" AS "rules", t."model_instance_id" AS "modelInstanceId", t."min_score" AS "minScore", t."status" AS "status", t."size" AS "size", ARRAY(SELECT link."connection_id"
+  JOIN (SELECT t."customer_id" AS "customerId", t."id" AS "id", t."created_at" AS "createdAt", t."updated_at" AS "updatedAt", t."name" AS "name", t."description" AS "description", t."source_type" AS "sourceType", t."rules" AS "rules", t."model_instance_id" AS "modelInstanceId", t."min_score" AS "minScore", t."status" AS "status", t."size" AS "size", t."members_updated_at" AS "membersUpdatedAt", ARRAY(SELECT link."connection_id"
   FROM "audience_connections" link
   WHERE link."customer_id" = t.customer_id
   AND link."audience_id" = t.id
@@ -149,12 +167,17 @@ SELECT total.total AS "__total", page.*
   ORDER BY page."id" DESC;
 
 -- GET /api/v1/audiences/{id}/
-SELECT t."customer_id" AS "customerId", t."id" AS "id", t."created_at" AS "createdAt", t."updated_at" AS "updatedAt", t."name" AS "name", t."description" AS "description", t."source_type" AS "sourceType", t."rules" AS "rules", t."model_instance_id" AS "modelInstanceId", t."min_score" AS "minScore", t."status" AS "status", t."size" AS "size"
+SELECT t."customer_id" AS "customerId", t."id" AS "id", t."created_at" AS "createdAt", t."updated_at" AS "updatedAt", t."name" AS "name", t."description" AS "description", t."source_type" AS "sourceType", t."rules" AS "rules", t."model_instance_id" AS "modelInstanceId", t."min_score" AS "minScore", t."status" AS "status", t."size" AS "size", t."members_updated_at" AS "membersUpdatedAt"
   FROM "audiences" t
   WHERE t.customer_id = $1
   AND t."id" = $2;
-SELECT audience_id AS "audienceId", connection_id AS "connectionId"
-  FROM audience_connections
-  WHERE customer_id = $1
-  AND audience_id = ANY($2)
-  ORDER BY connection_id;
+SELECT l.connection_id AS "connectionId", c.platform, c.status AS "connectionStatus", c.status_reason AS "connectionStatusReason", c.scopes AS "connectionScopes", c.customer_match_terms_accepted AS "customerMatchTermsAccepted", d.platform_audience_id AS "platformAudienceId", d.status_reason AS "statusReason", d.last_run_id AS "lastRunId", d.last_run_status AS "lastRunStatus", d.last_synced_at AS "lastSyncedAt", coalesce(d.members_sent, 0) AS "membersSent", d.match_rate AS "matchRate"
+  FROM audience_connections l
+  JOIN connections c ON c.customer_id = l.customer_id
+  AND c.id = l.connection_id LEFT
+  JOIN audience_destinations d ON d.customer_id = l.customer_id
+  AND d.audience_id = l.audience_id
+  AND d.connection_id = l.connection_id
+  WHERE l.customer_id = $1
+  AND l.audience_id = $2
+  ORDER BY l.connection_id;

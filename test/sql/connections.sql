@@ -6,7 +6,7 @@ SELECT total.total AS "__total", page.*
   FROM tenant_counts
   WHERE customer_id = $1
   AND resource = 'connections') total LEFT
-  JOIN (SELECT t."customer_id" AS "customerId", t."id" AS "id", t."created_at" AS "createdAt", t."updated_at" AS "updatedAt", t."platform" AS "platform", t."external_account_id" AS "externalAccountId", t."account_name" AS "accountName", t."status" AS "status", t."status_reason" AS "statusReason", t."scopes" AS "scopes", t."connected_by" AS "connectedBy", t."token_expires_at" AS "tokenExpiresAt", t."last_refreshed_at" AS "lastRefreshedAt"
+  JOIN (SELECT t."customer_id" AS "customerId", t."id" AS "id", t."created_at" AS "createdAt", t."updated_at" AS "updatedAt", t."platform" AS "platform", t."external_account_id" AS "externalAccountId", t."account_name" AS "accountName", t."status" AS "status", t."status_reason" AS "statusReason", t."scopes" AS "scopes", t."customer_match_terms_accepted" AS "customerMatchTermsAccepted", t."connected_by" AS "connectedBy", t."token_expires_at" AS "tokenExpiresAt", t."last_refreshed_at" AS "lastRefreshedAt"
   FROM "connections" t
   WHERE t.customer_id = $1
   ORDER BY t."id" DESC
@@ -20,7 +20,7 @@ SELECT total.total AS "__total", page.*
   WHERE customer_id = $1
   AND resource = 'connections'
   AND status = $5) total LEFT
-  JOIN (SELECT t."customer_id" AS "customerId", t."id" AS "id", t."created_at" AS "createdAt", t."updated_at" AS "updatedAt", t."platform" AS "platform", t."external_account_id" AS "externalAccountId", t."account_name" AS "accountName", t."status" AS "status", t."status_reason" AS "statusReason", t."scopes" AS "scopes", t."connected_by" AS "connectedBy", t."token_expires_at" AS "tokenExpiresAt", t."last_refreshed_at" AS "lastRefreshedAt"
+  JOIN (SELECT t."customer_id" AS "customerId", t."id" AS "id", t."created_at" AS "createdAt", t."updated_at" AS "updatedAt", t."platform" AS "platform", t."external_account_id" AS "externalAccountId", t."account_name" AS "accountName", t."status" AS "status", t."status_reason" AS "statusReason", t."scopes" AS "scopes", t."customer_match_terms_accepted" AS "customerMatchTermsAccepted", t."connected_by" AS "connectedBy", t."token_expires_at" AS "tokenExpiresAt", t."last_refreshed_at" AS "lastRefreshedAt"
   FROM "connections" t
   WHERE t.customer_id = $1
   AND t."status" = $2
@@ -34,7 +34,7 @@ SELECT total.total AS "__total", page.*
   FROM "connections" t
   WHERE t.customer_id = $1
   AND t."platform" = $2) total LEFT
-  JOIN (SELECT t."customer_id" AS "customerId", t."id" AS "id", t."created_at" AS "createdAt", t."updated_at" AS "updatedAt", t."platform" AS "platform", t."external_account_id" AS "externalAccountId", t."account_name" AS "accountName", t."status" AS "status", t."status_reason" AS "statusReason", t."scopes" AS "scopes", t."connected_by" AS "connectedBy", t."token_expires_at" AS "tokenExpiresAt", t."last_refreshed_at" AS "lastRefreshedAt"
+  JOIN (SELECT t."customer_id" AS "customerId", t."id" AS "id", t."created_at" AS "createdAt", t."updated_at" AS "updatedAt", t."platform" AS "platform", t."external_account_id" AS "externalAccountId", t."account_name" AS "accountName", t."status" AS "status", t."status_reason" AS "statusReason", t."scopes" AS "scopes", t."customer_match_terms_accepted" AS "customerMatchTermsAccepted", t."connected_by" AS "connectedBy", t."token_expires_at" AS "tokenExpiresAt", t."last_refreshed_at" AS "lastRefreshedAt"
   FROM "connections" t
   WHERE t.customer_id = $1
   AND t."platform" = $2
@@ -49,7 +49,7 @@ SELECT total.total AS "__total", page.*
   WHERE t.customer_id = $1
   AND t."platform" = $2
   AND t."status" = $3) total LEFT
-  JOIN (SELECT t."customer_id" AS "customerId", t."id" AS "id", t."created_at" AS "createdAt", t."updated_at" AS "updatedAt", t."platform" AS "platform", t."external_account_id" AS "externalAccountId", t."account_name" AS "accountName", t."status" AS "status", t."status_reason" AS "statusReason", t."scopes" AS "scopes", t."connected_by" AS "connectedBy", t."token_expires_at" AS "tokenExpiresAt", t."last_refreshed_at" AS "lastRefreshedAt"
+  JOIN (SELECT t."customer_id" AS "customerId", t."id" AS "id", t."created_at" AS "createdAt", t."updated_at" AS "updatedAt", t."platform" AS "platform", t."external_account_id" AS "externalAccountId", t."account_name" AS "accountName", t."status" AS "status", t."status_reason" AS "statusReason", t."scopes" AS "scopes", t."customer_match_terms_accepted" AS "customerMatchTermsAccepted", t."connected_by" AS "connectedBy", t."token_expires_at" AS "tokenExpiresAt", t."last_refreshed_at" AS "lastRefreshedAt"
   FROM "connections" t
   WHERE t.customer_id = $1
   AND t."platform" = $2
@@ -58,13 +58,27 @@ SELECT total.total AS "__total", page.*
   LIMIT $4 OFFSET $5) page ON true
   ORDER BY page."id" DESC;
 
+-- GET /api/v1/connections/?search=seg
+SELECT total.total AS "__total", page.*
+  FROM (SELECT count(*) AS total
+  FROM "connections" t
+  WHERE t.customer_id = $1
+  AND t."account_name" ILIKE $2) total LEFT
+  JOIN (SELECT t."customer_id" AS "customerId", t."id" AS "id", t."created_at" AS "createdAt", t."updated_at" AS "updatedAt", t."platform" AS "platform", t."external_account_id" AS "externalAccountId", t."account_name" AS "accountName", t."status" AS "status", t."status_reason" AS "statusReason", t."scopes" AS "scopes", t."customer_match_terms_accepted" AS "customerMatchTermsAccepted", t."connected_by" AS "connectedBy", t."token_expires_at" AS "tokenExpiresAt", t."last_refreshed_at" AS "lastRefreshedAt"
+  FROM "connections" t
+  WHERE t.customer_id = $1
+  AND t."account_name" ILIKE $2
+  ORDER BY t."id" DESC
+  LIMIT $3 OFFSET $4) page ON true
+  ORDER BY page."id" DESC;
+
 -- GET /api/v1/connections/?ordering=name
 SELECT total.total AS "__total", page.*
   FROM (SELECT coalesce(sum(count), 0) AS total
   FROM tenant_counts
   WHERE customer_id = $1
   AND resource = 'connections') total LEFT
-  JOIN (SELECT t."customer_id" AS "customerId", t."id" AS "id", t."created_at" AS "createdAt", t."updated_at" AS "updatedAt", t."platform" AS "platform", t."external_account_id" AS "externalAccountId", t."account_name" AS "accountName", t."status" AS "status", t."status_reason" AS "statusReason", t."scopes" AS "scopes", t."connected_by" AS "connectedBy", t."token_expires_at" AS "tokenExpiresAt", t."last_refreshed_at" AS "lastRefreshedAt"
+  JOIN (SELECT t."customer_id" AS "customerId", t."id" AS "id", t."created_at" AS "createdAt", t."updated_at" AS "updatedAt", t."platform" AS "platform", t."external_account_id" AS "externalAccountId", t."account_name" AS "accountName", t."status" AS "status", t."status_reason" AS "statusReason", t."scopes" AS "scopes", t."customer_match_terms_accepted" AS "customerMatchTermsAccepted", t."connected_by" AS "connectedBy", t."token_expires_at" AS "tokenExpiresAt", t."last_refreshed_at" AS "lastRefreshedAt"
   FROM "connections" t
   WHERE t.customer_id = $1
   ORDER BY t."account_name" ASC, t."id" ASC
@@ -77,7 +91,7 @@ SELECT total.total AS "__total", page.*
   FROM tenant_counts
   WHERE customer_id = $1
   AND resource = 'connections') total LEFT
-  JOIN (SELECT t."customer_id" AS "customerId", t."id" AS "id", t."created_at" AS "createdAt", t."updated_at" AS "updatedAt", t."platform" AS "platform", t."external_account_id" AS "externalAccountId", t."account_name" AS "accountName", t."status" AS "status", t."status_reason" AS "statusReason", t."scopes" AS "scopes", t."connected_by" AS "connectedBy", t."token_expires_at" AS "tokenExpiresAt", t."last_refreshed_at" AS "lastRefreshedAt"
+  JOIN (SELECT t."customer_id" AS "customerId", t."id" AS "id", t."created_at" AS "createdAt", t."updated_at" AS "updatedAt", t."platform" AS "platform", t."external_account_id" AS "externalAccountId", t."account_name" AS "accountName", t."status" AS "status", t."status_reason" AS "statusReason", t."scopes" AS "scopes", t."customer_match_terms_accepted" AS "customerMatchTermsAccepted", t."connected_by" AS "connectedBy", t."token_expires_at" AS "tokenExpiresAt", t."last_refreshed_at" AS "lastRefreshedAt"
   FROM "connections" t
   JOIN (SELECT t."id"
   FROM "connections" t
@@ -88,7 +102,7 @@ SELECT total.total AS "__total", page.*
   ORDER BY page."id" DESC;
 
 -- GET /api/v1/connections/{id}/
-SELECT t."customer_id" AS "customerId", t."id" AS "id", t."created_at" AS "createdAt", t."updated_at" AS "updatedAt", t."platform" AS "platform", t."external_account_id" AS "externalAccountId", t."account_name" AS "accountName", t."status" AS "status", t."status_reason" AS "statusReason", t."scopes" AS "scopes", t."connected_by" AS "connectedBy", t."token_expires_at" AS "tokenExpiresAt", t."last_refreshed_at" AS "lastRefreshedAt"
+SELECT t."customer_id" AS "customerId", t."id" AS "id", t."created_at" AS "createdAt", t."updated_at" AS "updatedAt", t."platform" AS "platform", t."external_account_id" AS "externalAccountId", t."account_name" AS "accountName", t."status" AS "status", t."status_reason" AS "statusReason", t."scopes" AS "scopes", t."customer_match_terms_accepted" AS "customerMatchTermsAccepted", t."connected_by" AS "connectedBy", t."token_expires_at" AS "tokenExpiresAt", t."last_refreshed_at" AS "lastRefreshedAt"
   FROM "connections" t
   WHERE t.customer_id = $1
   AND t."id" = $2;

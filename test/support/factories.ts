@@ -6,7 +6,7 @@ import { Tenant } from '../../src/common/tenancy/tenant.js';
 import { TenantContext } from '../../src/common/tenancy/tenant-context.js';
 import { ConnectionsRepository } from '../../src/connections/connections.repository.js';
 import { CustomersService } from '../../src/customers/customers.service.js';
-import type { UserRole } from '../../src/users/user-role.js';
+import type { UserRole } from '../../src/common/access/user-role.js';
 import { UsersService } from '../../src/users/users.service.js';
 import type { TestApp } from './test-app.js';
 
@@ -89,7 +89,11 @@ export async function createConnection(
         externalAccountId: `${Math.floor(Math.random() * 1e10)}`,
         accountName: overrides.accountName ?? `Account ${unique()}`,
         status: overrides.status ?? 'active',
-        scopes: ['https://www.googleapis.com/auth/adwords'],
+        // What today's flow grants: both Google scopes (SPEC 10.3), or Meta's two permissions.
+        scopes:
+          (overrides.platform ?? 'google_ads') === 'google_ads'
+            ? ['https://www.googleapis.com/auth/adwords', 'https://www.googleapis.com/auth/datamanager']
+            : ['ads_management', 'ads_read'],
       }),
     ConnectionsRepository,
   );

@@ -4,7 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { chmod, mkdtemp } from 'node:fs/promises';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -43,8 +43,38 @@ function buildWebInterface() {
   if (build.status !== 0) throw new Error('building the web interface (vite build) failed');
 }
 
+/** True when a Redis answers PING at host:port within half a second. */
+function redisAnswers(host, port) {
+  return new Promise((resolve) => {
+    const socket = connect(port, host);
+    const done = (answer) => {
+      socket.destroy();
+      resolve(answer);
+    };
+    socket.setTimeout(500, () => done(false));
+    socket.on('error', () => done(false));
+    socket.on('connect', () => socket.write('PING\r\n'));
+    socket.on('data', (chunk) => done(chunk.toString().startsWith('+PONG')));
+  });
+}
+
+/**
+ * The Redis suite runs on TEST_REDIS_URL, or on a Redis that answers on 127.0.0.1:6379 (its keys
+ * carry a prefix of their own); without either it is skipped, and the run says so.
+ */
+async function findRedis() {
+  if (process.env.TEST_REDIS_URL) return;
+  if (await redisAnswers('127.0.0.1', 6379)) {
+    process.env.TEST_REDIS_URL = 'redis://127.0.0.1:6379';
+    process.stderr.write('tests: using the Redis on 127.0.0.1:6379 (set TEST_REDIS_URL for another)\n');
+  } else {
+    process.stderr.write('tests: the Redis suite is skipped: no TEST_REDIS_URL, and no Redis answers on 127.0.0.1:6379\n');
+  }
+}
+
 export default async function globalSetup() {
   buildWebInterface();
+  await findRedis();
   process.env.TEST_RUN_ID = `${process.pid}_${Date.now().toString(36)}`;
   if (process.env.TEST_DATABASE_URL) {
     process.env.TEST_ADMIN_DATABASE_URL = process.env.TEST_DATABASE_URL;

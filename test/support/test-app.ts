@@ -4,7 +4,6 @@ import { pino, type Logger } from 'pino';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { closeGracefully, createApp } from '../../src/app.js';
 import { SettableClock } from '../../src/common/time/clock.js';
-import { createRedis } from '../../src/redis/redis.js';
 import { loadConfig, type AppConfig } from '../../src/config/app-config.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
 
@@ -16,6 +15,8 @@ export const TEST_ENV = {
   DEMO_WORKSPACE: 'false',
   // Suites send hundreds of deliberately bad credentials from one address; test/throttling sets its own.
   AUTHENTICATION_FAILURES_PER_IP_PER_MINUTE: '1000000',
+  // API-only unless a suite is about jobs: no worker connections or schedules in the others.
+  WORKER_CONCURRENCY: '0',
 };
 
 export interface TestApp {
@@ -47,19 +48,21 @@ export async function startTestApp(
   const owned: TestDatabase | undefined = env.DATABASE_URL ? undefined : await createTestDatabase();
   const config = loadConfig({ ...TEST_ENV, ...(owned ? { DATABASE_URL: owned.url } : {}), ...env });
   const clock = new SettableClock();
-  // REDIS_URL in `env` runs the app on Redis (rate-limit counters, /readyz), as in production.
-  const redis = createRedis(config.redisUrl);
+  // REDIS_URL in `env` runs the app on Redis (rate-limit counters, /readyz), as in production; the app connects and disconnects it.
   const app = await createApp({
     config,
     logger: options.logger ?? pino({ level: 'silent' }),
     clock,
-    redis,
     dataSourceOverrides: options.dataSourceOverrides,
   });
   const dataSource = app.get(DataSource);
   await app.listen({ port: options.port ?? 0, host: '127.0.0.1' });
   const address = app.getHttpServer().address() as { port: number };
   const baseUrl = `http://127.0.0.1:${address.port}`;
+  // Answers whose body a test may never read: fetch keeps such a connection open, and one whose
+  // body is larger than its buffer paused, so it would not even see the server close it and would
+  // keep the test's worker alive after the run. close() drops what is left unread first.
+  const answers = new Set<Response>();
   return {
     app,
     baseUrl,
@@ -67,10 +70,16 @@ export async function startTestApp(
     dataSource,
     databaseUrl: config.databaseUrl!,
     clock,
-    request: (path, init) => fetch(`${baseUrl}${path}`, init),
+    async request(path, init) {
+      const response = await fetch(`${baseUrl}${path}`, init);
+      if (answers.size >= 1000) for (const read of answers) if (read.bodyUsed) answers.delete(read);
+      answers.add(response);
+      return response;
+    },
     async close() {
+      for (const response of answers) if (!response.bodyUsed && response.body && !response.body.locked) await response.body.cancel();
+      answers.clear();
       await closeGracefully(app, 10_000);
-      redis?.disconnect();
       await owned?.drop();
     },
   };

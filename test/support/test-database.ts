@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { DataSource } from 'typeorm';
+import { ENTITIES } from '../../orm-entities.js';
 import { dataSourceOptions } from '../../src/database/data-source-options.js';
+import { installJobSchema } from '../../src/database/job-schema.js';
 
 export interface TestDatabase {
   url: string;
@@ -52,6 +54,7 @@ async function templateDatabase(): Promise<string> {
       await dataSource.initialize();
       await dataSource.runMigrations();
       await dataSource.destroy();
+      await installJobSchema(databaseUrl(template));
     } finally {
       await client.query('SELECT pg_advisory_unlock(4242)');
     }
@@ -65,7 +68,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   const name = `asp_test_${required('TEST_RUN_ID')}_${randomBytes(4).toString('hex')}`;
   await withAdmin((client) => client.query(`CREATE DATABASE ${name} TEMPLATE ${template}`));
   const url = databaseUrl(name);
-  const dataSource = new DataSource(dataSourceOptions({ url, poolSize: 5, applicationName: 'audience-platform-test' }));
+  const dataSource = new DataSource(dataSourceOptions({ url, poolSize: 5, applicationName: 'audience-platform-test', entities: ENTITIES }));
   await dataSource.initialize();
   return {
     url,

@@ -3,7 +3,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type * as Axe from 'axe-core';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 
 /**
  * A real browser for the web interface tests: Debian's Chromium (or CHROMIUM_PATH), driven by
@@ -101,4 +101,29 @@ export async function axeViolations(page: Page, impacts: Axe.ImpactValue[] = ['s
 /** Fails with the list of serious and critical accessibility violations in the page, if any. */
 export async function expectNoSeriousAxeViolations(page: Page): Promise<void> {
   expect(await axeViolations(page)).toEqual([]);
+}
+
+/** A fresh browser profile (its own cookies) at `viewport`, signed in through the sign-in page of the app at `baseUrl`. */
+export async function signInInBrowser(
+  browser: Browser,
+  baseUrl: string,
+  user: { email: string; password: string },
+  viewport = { width: 1366, height: 800 },
+): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport });
+  context.setDefaultTimeout(10_000);
+  const page = await context.newPage();
+  await page.goto(`${baseUrl}/app/`);
+  await page.getByLabel('Email').fill(user.email);
+  await page.getByLabel('Password').fill(user.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Audiences' }).waitFor();
+  return { context, page };
+}
+
+/** The page, once its requests have settled, passes axe (no serious or critical violation) and is photographed as `name`. */
+export async function checkPage(page: Page, name: string): Promise<void> {
+  await page.waitForLoadState('networkidle');
+  await saveScreenshot(page, name);
+  await expectNoSeriousAxeViolations(page);
 }

@@ -2,15 +2,19 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { ErrorBoundary, LocationProvider, Route, Router, useLocation } from 'preact-iso';
 import { api, isSignedIn, onSignedOut, type Problem, ProblemError, renewSession, signOut } from './api/client';
 import type { CurrentUser, WebConfig } from './api/types';
-import { EmptyState, Loading, Notice, ProblemNotice } from './components/feedback';
+import { Loading, Notice, NotFound, ProblemNotice } from './components/feedback';
 import { AccountPage } from './pages/account';
 import { AudiencePage, AudiencesPage } from './pages/audiences';
 import { ConnectionsPage } from './pages/connections';
+import { ImportPage, ImportsPage } from './pages/imports';
 import { McpTokensPage } from './pages/mcp-tokens';
 import { ModelPage, ModelsPage } from './pages/models';
+import { PeoplePage, PersonPage } from './pages/people';
 import { SignalPage, SignalsPage } from './pages/signals';
 import { SignInPage } from './pages/sign-in';
+import { SyncPage, SyncsPage } from './pages/syncs';
 import { SocialCallbackPage } from './pages/social-callback';
+import { WebhooksPage } from './pages/webhooks';
 import { SessionContext, type SessionState } from './session';
 
 type Phase =
@@ -18,10 +22,15 @@ type Phase =
 
 const NAVIGATION = [
   { href: '/app/audiences', label: 'Audiences' },
+  { href: '/app/people', label: 'People' },
+  { href: '/app/imports', label: 'Imports' },
+  { href: '/app/syncs', label: 'Syncs' },
   { href: '/app/signals', label: 'Signals' },
   { href: '/app/models', label: 'AI models' },
   { href: '/app/connections', label: 'Connections' },
   { href: '/app/mcp-tokens', label: 'MCP tokens' },
+  // Workspace settings: for admins, who manage them (others can still open the page and read it).
+  { href: '/app/settings/webhooks', label: 'Webhooks', adminOnly: true },
   { href: '/app/account', label: 'Account' },
 ];
 
@@ -104,10 +113,13 @@ function Shell(props: { session: SessionState }) {
   const { path } = useLocation();
   const { user } = props.session;
   const [problem, setProblem] = useState<Problem | null>(null);
+  // On a narrow screen the navigation is behind the Menu button (styles.css), and closes once a page is chosen.
+  const [menuOpen, setMenuOpen] = useState(false);
   // After a move to another page, focus goes to the content, so a screen reader starts there.
   const main = useRef<HTMLElement>(null);
   const moved = useRef(false);
   useEffect(() => {
+    setMenuOpen(false);
     if (moved.current) main.current?.focus();
     moved.current = true;
   }, [path]);
@@ -123,12 +135,21 @@ function Shell(props: { session: SessionState }) {
         Skip to content
       </a>
       <header class="topbar">
+        <button
+          type="button"
+          class="button menu-button"
+          aria-expanded={menuOpen}
+          aria-controls="main-navigation"
+          onClick={() => setMenuOpen((open) => !open)}
+        >
+          Menu
+        </button>
         <a class="brand" href="/app/audiences">
           <img src="/app/favicon.svg" alt="" width={24} height={24} />
           Audience and Signal Platform
         </a>
         <div class="whoami">
-          <span>
+          <span class="whoami-name">
             {user.email} · <span class={`role role-${user.role}`}>{user.role}</span>
           </span>
           <button type="button" class="button button-quiet" onClick={leave}>
@@ -136,9 +157,9 @@ function Shell(props: { session: SessionState }) {
           </button>
         </div>
       </header>
-      <nav class="sidebar" aria-label="Main">
+      <nav id="main-navigation" class={`sidebar${menuOpen ? ' sidebar-open' : ''}`} aria-label="Main">
         <ul>
-          {NAVIGATION.map((item) => (
+          {NAVIGATION.filter((item) => !item.adminOnly || user.role === 'admin').map((item) => (
             <li key={item.href}>
               <a href={item.href} aria-current={path === item.href || path.startsWith(`${item.href}/`) ? 'page' : undefined}>
                 {item.label}
@@ -153,14 +174,21 @@ function Shell(props: { session: SessionState }) {
           <Route path="/app" component={Home} />
           <Route path="/app/audiences" component={AudiencesPage} />
           <Route path="/app/audiences/:id" component={AudiencePage} />
+          <Route path="/app/people" component={PeoplePage} />
+          <Route path="/app/people/:id" component={PersonPage} />
+          <Route path="/app/imports" component={ImportsPage} />
+          <Route path="/app/imports/:id" component={ImportPage} />
+          <Route path="/app/syncs" component={SyncsPage} />
+          <Route path="/app/syncs/:id" component={SyncPage} />
           <Route path="/app/signals" component={SignalsPage} />
           <Route path="/app/signals/:id" component={SignalPage} />
           <Route path="/app/models" component={ModelsPage} />
           <Route path="/app/models/:id" component={ModelPage} />
           <Route path="/app/connections" component={ConnectionsPage} />
           <Route path="/app/mcp-tokens" component={McpTokensPage} />
+          <Route path="/app/settings/webhooks" component={WebhooksPage} />
           <Route path="/app/account" component={AccountPage} />
-          <Route default component={NotFound} />
+          <Route default component={UnknownPage} />
         </Router>
       </main>
     </div>
@@ -173,12 +201,6 @@ function Home() {
   return null;
 }
 
-function NotFound() {
-  return (
-    <EmptyState title="Page not found">
-      <p>
-        There is no page here. <a href="/app/audiences">Go to audiences</a>.
-      </p>
-    </EmptyState>
-  );
+function UnknownPage() {
+  return <NotFound />;
 }

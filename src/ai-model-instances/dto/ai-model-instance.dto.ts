@@ -1,6 +1,8 @@
 import { ApiHideProperty, ApiProperty, PartialType } from '@nestjs/swagger';
 import { ChoiceField, ID_SCHEMA, JsonObjectField, ReadOnlyField, RequiredString } from '../../common/validation/fields.js';
-import { MODEL_STATUSES, MODEL_TYPES } from '../ai-model-instance.entity.js';
+import { type AiModelInstance, MODEL_STATUSES, MODEL_TYPES } from '../ai-model-instance.entity.js';
+import type { FieldTable } from '../../common/validation/field-table.js';
+import type { CreateExample } from '../../openapi/create-examples.js';
 
 const STATUS_RULES =
   '`pending` → `training`; `training` → `ready` or `failed`; `ready`/`failed` → `training` (retraining); any status → `archived`. ' +
@@ -87,3 +89,50 @@ export class AiModelInstanceDto {
   @ApiProperty({ example: '2026-11-21T10:00:00.000Z', format: 'date-time', readOnly: true })
   updated_at: string;
 }
+
+/** An example request with the 201 it gets: the request's fields over those of a new model instance. */
+function withCreated(request: Record<string, unknown>, version: number): Pick<CreateExample, 'request' | 'response'> {
+  const at = '2026-11-21T10:00:00.000Z';
+  return {
+    request,
+    response: { id: 12, customer: 1, parameters: {}, status: 'pending', metrics: {}, ...request, version, created_at: at, updated_at: at },
+  };
+}
+
+/** Named examples of `POST /api/v1/ai-model-instances/` (issue 25, item 15); the first is what Try-it-out sends. */
+export const CREATE_MODEL_EXAMPLES: Record<string, CreateExample> = {
+  pending: {
+    summary: 'A churn model, pending until its training starts',
+    ...withCreated(
+      { name: 'Churn model EU', model_type: 'churn', base_model: 'gbm-v3', parameters: { learning_rate: 0.05, max_depth: 6 } },
+      0,
+    ),
+  },
+  training: {
+    summary: 'A propensity model whose training starts at once (version 1)',
+    ...withCreated(
+      {
+        name: 'Purchase propensity (30 days)',
+        model_type: 'propensity',
+        base_model: 'gbm-v3',
+        parameters: { horizon_days: 30 },
+        status: 'training',
+      },
+      1,
+    ),
+  },
+};
+
+/**
+ * The writable columns of an AI model instance (SPEC section 3); `version` follows the status.
+ * The service creates, merges, compares and assigns by this table, so a new writable field is
+ * one property above and one line here (and one in the mapper).
+ */
+export const MODEL_FIELDS = [
+  { api: 'name', property: 'name' },
+  { api: 'model_type', property: 'modelType' },
+  { api: 'base_model', property: 'baseModel' },
+  { api: 'parameters', property: 'parameters', initial: {}, json: true },
+  { api: 'status', property: 'status', initial: 'pending' },
+  { api: 'metrics', property: 'metrics', initial: {}, json: true },
+] as const satisfies FieldTable<AiModelInstance>;

@@ -74,6 +74,14 @@ export class GoogleOidcProvider implements SocialProvider {
     return identity.emailVerified;
   }
 
+  /** Google said the email is not verified: the person can fix that at Google, so say so. */
+  untrustedEmailRefusal(identity: ProviderIdentity): ApiError | undefined {
+    if (identity.email === null) return undefined;
+    return new ApiError(401, 'authentication_failed', 'Google has not verified the email address of this account.', undefined, {
+      'www-authenticate': 'Bearer realm="api"',
+    });
+  }
+
   /** The issuer's metadata, fetched once; a failed discovery is retried on the next request. */
   private discovered(): Promise<oidc.Configuration> {
     this.configuration ??= this.discover().catch((error: unknown) => {

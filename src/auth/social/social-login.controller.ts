@@ -14,11 +14,12 @@ import {
 } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../../common/errors/api-error.js';
+import { RANDOM_SECRET_PATTERN } from '../../common/crypto/secret-hash.js';
 import { validateDto } from '../../common/validation/validate-dto.js';
-import { ApiProblem } from '../../openapi/problem-details.schema.js';
-import { PublicOrPersonal } from '../access.decorators.js';
+import { ApiProblem } from '../../common/errors/problem-details.schema.js';
+import { PublicOrPersonal } from '../../common/access/access.decorators.js';
 import { AuthorizationUrlDto, SocialLoginDto, SocialLoginResultDto, SocialLoginStartQuery } from './dto/social-login.dto.js';
-import { SOCIAL_PROVIDERS } from './social-provider.js';
+import { SOCIAL_PROVIDERS } from './social-providers.js';
 import { SocialLoginService } from './social-login.service.js';
 
 /** The callback fields read from the query string; other parameters of a provider's callback (scope, authuser…) are ignored. */
@@ -68,7 +69,9 @@ export class SocialLoginController {
   async start(@Param('provider') provider: string, @Req() request: FastifyRequest): Promise<AuthorizationUrlDto> {
     // An unknown provider is a 404 whatever the query says.
     this.social.assertConfigured(provider);
-    const query = await validateDto(SocialLoginStartQuery, request.query ?? {});
+    // Unknown query parameters are ignored, as on every other route (SPEC section 4).
+    const { redirect_uri } = (request.query ?? {}) as Record<string, unknown>;
+    const query = await validateDto(SocialLoginStartQuery, { redirect_uri });
     return this.social.start(provider, query.redirect_uri, request.identity);
   }
 
@@ -94,8 +97,13 @@ export class SocialLoginController {
     description: 'Or send the same fields in the query string.',
   })
   @ApiQuery({ name: 'code', required: false, schema: { type: 'string', maxLength: 4096 }, description: 'As in the body.' })
-  @ApiQuery({ name: 'state', required: false, schema: { type: 'string', maxLength: 128 }, description: 'As in the body.' })
-  @ApiQuery({ name: 'iss', required: false, schema: { type: 'string', maxLength: 2048 }, description: 'As in the body.' })
+  @ApiQuery({
+    name: 'state',
+    required: false,
+    schema: { type: 'string', maxLength: 128, pattern: RANDOM_SECRET_PATTERN },
+    description: 'As in the body.',
+  })
+  @ApiQuery({ name: 'iss', required: false, schema: { type: 'string', format: 'uri', maxLength: 2048 }, description: 'As in the body.' })
   @ApiCreatedResponse({ type: SocialLoginResultDto, description: 'Signed in (or linked): a new session’s tokens and the user.' })
   @ApiProblem(
     400,

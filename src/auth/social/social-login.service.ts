@@ -8,14 +8,13 @@ import { Clock } from '../../common/time/clock.js';
 import type { AppConfig } from '../../config/app-config.js';
 import { APP_CONFIG } from '../../config/config.token.js';
 import { UsersService } from '../../users/users.service.js';
-import type { Identity } from '../identity.js';
+import type { Identity } from '../../common/access/identity.js';
 import { loginFailuresPerIpKey, LOGIN_FAILED, LOGINS_THROTTLED } from '../login.service.js';
 import { SessionsService } from '../sessions.service.js';
 import type { TokenPair } from '../tokens/token.service.js';
-import { FacebookProvider } from './facebook.provider.js';
-import { GoogleOidcProvider } from './google-oidc.provider.js';
 import { SocialLoginRepository } from './social-login.repository.js';
 import type { SocialProvider } from './social-provider.js';
+import { SocialProviders } from './social-providers.js';
 
 /** How long a started login may take to come back (SPEC section 2: short-lived state). */
 export const STATE_LIFETIME_MS = 10 * 60 * 1000;
@@ -45,8 +44,6 @@ const stateError = (message: string) => ApiError.field('state', message);
  */
 @Injectable()
 export class SocialLoginService {
-  private readonly providers = new Map<string, SocialProvider>();
-
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly repository: SocialLoginRepository,
@@ -54,11 +51,8 @@ export class SocialLoginService {
     private readonly sessions: SessionsService,
     private readonly clock: Clock,
     @Inject(RATE_LIMITER) private readonly limiter: RateLimiter,
-  ) {
-    const { google, facebook } = config.socialLogin;
-    if (google) this.providers.set('google-oauth2', new GoogleOidcProvider(google, config.providerTimeoutMs));
-    if (facebook) this.providers.set('facebook', new FacebookProvider(facebook, config.providerTimeoutMs));
-  }
+    private readonly providers: SocialProviders,
+  ) {}
 
   /**
    * GET /auth/o/{provider}/: where to send the browser. With `linkFor` (the GET carried a valid
@@ -154,13 +148,7 @@ export class SocialLoginService {
 
     let userId = await this.repository.userOf(provider.name, identity.subject, now);
     if (userId === null) {
-      if (!provider.trustsEmail(identity)) {
-        if (provider.name === 'google-oauth2' && identity.email !== null)
-          throw new ApiError(401, 'authentication_failed', 'Google has not verified the email address of this account.', undefined, {
-            'www-authenticate': 'Bearer realm="api"',
-          });
-        throw LOGIN_FAILED();
-      }
+      if (!provider.trustsEmail(identity)) throw provider.untrustedEmailRefusal?.(identity) ?? LOGIN_FAILED();
       const user = identity.email === null ? null : await this.users.findByEmail(identity.email);
       // An inactive user is not linked: the same answer as for an unknown email.
       if (!user || !user.isActive) throw LOGIN_FAILED();

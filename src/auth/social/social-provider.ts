@@ -1,10 +1,6 @@
 import { ApiError } from '../../common/errors/api-error.js';
 import { DEPENDENCY_RETRY_AFTER_SECONDS } from '../../common/errors/database-errors.js';
 
-/** The providers of SPEC section 2, by their djoser / python-social-auth names. */
-export const SOCIAL_PROVIDERS = ['google-oauth2', 'facebook'] as const;
-export type SocialProviderName = (typeof SOCIAL_PROVIDERS)[number];
-
 /** What a provider says about the person who signed in. */
 export interface ProviderIdentity {
   /** Stable per person and app: Google's `sub`, Facebook's app-scoped user id. */
@@ -34,7 +30,8 @@ export interface CodeExchange {
 
 /** One identity provider: where to send the browser, and who came back with a code. */
 export interface SocialProvider {
-  readonly name: SocialProviderName;
+  /** Its key in the registry (social-providers.ts), stored with each state and linked identity. */
+  readonly name: string;
   /** For messages: "Google", "Facebook". */
   readonly label: string;
   authorizationUrl(request: AuthorizationRequest): Promise<URL>;
@@ -45,6 +42,11 @@ export interface SocialProvider {
   identify(exchange: CodeExchange): Promise<ProviderIdentity>;
   /** Whether a first login may be matched to a user by this identity's email. */
   trustsEmail(identity: ProviderIdentity): boolean;
+  /**
+   * The answer to a first login whose email this provider does not vouch for, when it has one more
+   * telling than the generic login failure (which stays the answer when this is absent or undefined).
+   */
+  untrustedEmailRefusal?(identity: ProviderIdentity): ApiError | undefined;
 }
 
 /** The provider did not answer, answered too slowly or with a server error: try again later (SPEC section 8). */

@@ -3,7 +3,7 @@ import { PassportStrategy } from '@nestjs/passport';
 import { HeaderAPIKeyStrategy } from 'passport-headerapikey';
 import { ApiKeysService } from '../../api-keys/api-keys.service.js';
 import { ApiError } from '../../common/errors/api-error.js';
-import type { Identity } from '../identity.js';
+import type { Identity } from '../../common/access/identity.js';
 
 export const API_KEY_CHALLENGE = 'Api-Key realm="api"';
 

@@ -3,7 +3,7 @@ import { PassportStrategy } from '@nestjs/passport';
 import { ExtractJwt, Strategy } from 'passport-jwt';
 import type { AppConfig } from '../../config/app-config.js';
 import { APP_CONFIG } from '../../config/config.token.js';
-import type { Identity } from '../identity.js';
+import type { Identity } from '../../common/access/identity.js';
 import { SessionsService, tokenNotValid } from '../sessions.service.js';
 import { JWT_ALGORITHMS, jwtSigningKey, TokenService } from '../tokens/token.service.js';
 

@@ -5,7 +5,7 @@ import type { Algorithm } from 'jsonwebtoken';
 import { Clock } from '../../common/time/clock.js';
 import type { AppConfig } from '../../config/app-config.js';
 import { APP_CONFIG } from '../../config/config.token.js';
-import { USER_ROLES, type UserRole } from '../../users/user-role.js';
+import { USER_ROLES, type UserRole } from '../../common/access/user-role.js';
 
 export type TokenType = 'access' | 'refresh';
 

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { Logger } from 'pino';
+import { entityManagerOf, type Transaction } from '../tenancy/transactions.js';
 
 /** PostgreSQL channel on which revocations are announced to every server process. */
 export const INVALIDATION_CHANNEL = 'auth_invalidation';
@@ -11,13 +12,9 @@ export const INVALIDATION_CHANNEL = 'auth_invalidation';
  */
 export type InvalidationMessage = `session:${string}` | `user:${number}` | `apikey:${string}` | `mcptoken:${string}`;
 
-interface Queryable {
-  query(sql: string, parameters?: unknown[]): Promise<unknown>;
-}
-
-/** Announces a change. Inside a transaction, PostgreSQL delivers it only if the transaction commits. */
-export async function publishInvalidation(connection: Queryable, message: InvalidationMessage): Promise<void> {
-  await connection.query('SELECT pg_notify($1, $2)', [INVALIDATION_CHANNEL, message]);
+/** Announces a change inside the transaction that makes it: PostgreSQL delivers it only if the transaction commits. */
+export async function publishInvalidation(transaction: Transaction, message: InvalidationMessage): Promise<void> {
+  await entityManagerOf(transaction).query('SELECT pg_notify($1, $2)', [INVALIDATION_CHANNEL, message]);
 }
 
 interface Entry<V> {

@@ -14,6 +14,9 @@ export function randomPrefix(length: number): string {
 }
 
 /** 32 random bytes, base64url (43 characters). */
+export const RANDOM_SECRET_PATTERN = '^[A-Za-z0-9_-]{43}$';
+
+/** 32 random bytes, base64url (43 characters): RANDOM_SECRET_PATTERN. */
 export function randomSecret(): string {
   return randomBytes(32).toString('base64url');
 }

@@ -28,15 +28,19 @@ export function isStorableText(text: string): boolean {
 const STRUCTURE = /["\\[\]{}:]/g;
 
 /**
- * Refuses JSON text nested deeper than MAX_JSON_DEPTH or with more than MAX_JSON_KEYS keys before
- * it is parsed: one pass that stops at the first limit reached, so a megabyte of `[` or of tiny
- * keys costs a few milliseconds instead of building half a million nested arrays or a
- * 94,000-key object. Brackets and colons inside strings do not count; malformed text is left to
- * the parser.
+ * Refuses JSON text nested deeper than MAX_JSON_DEPTH or with more than `maxKeys` keys (default
+ * MAX_JSON_KEYS) before it is parsed: one pass that stops at the first limit reached, so a megabyte
+ * of `[` or of tiny keys costs a few milliseconds instead of building half a million nested arrays
+ * or a 94,000-key object. Whatever the total, no one object may have more than MAX_JSON_KEYS keys:
+ * the quadratic cost is per object, so a route that takes many small objects (a batch of 1,000
+ * people) may allow more keys in all. Brackets and colons inside strings do not count; malformed
+ * text is left to the parser.
  */
-export function checkJsonText(text: string): void {
+export function checkJsonText(text: string, maxKeys = MAX_JSON_KEYS): void {
   let depth = 0;
   let keys = 0;
+  // Keys of the object open at each depth (arrays count none).
+  const objectKeys: number[] = [];
   let inString = false;
   const structure = new RegExp(STRUCTURE);
   for (let match = structure.exec(text); match !== null; match = structure.exec(text)) {
@@ -48,10 +52,13 @@ export function checkJsonText(text: string): void {
       inString = true;
     } else if (character === '{' || character === '[') {
       if (++depth > MAX_JSON_DEPTH) throw tooDeep();
+      objectKeys[depth] = 0;
     } else if (character === '}' || character === ']') {
       depth--;
     } else if (character === ':') {
-      if (++keys > MAX_JSON_KEYS) throw tooManyKeys();
+      if (++keys > maxKeys) throw tooManyKeys(maxKeys);
+      if (++objectKeys[depth]! > MAX_JSON_KEYS)
+        throw new ApiError(400, 'parse_error', `An object in the JSON body has more than ${MAX_JSON_KEYS} keys.`);
     }
   }
 }
@@ -93,8 +100,8 @@ export function checkQuery(query: unknown): void {
   }
 }
 
-function tooManyKeys(): ApiError {
-  return new ApiError(400, 'parse_error', `The JSON body has more than ${MAX_JSON_KEYS} object keys.`);
+function tooManyKeys(limit: number): ApiError {
+  return new ApiError(400, 'parse_error', `The JSON body has more than ${limit} object keys.`);
 }
 
 function tooDeep(): ApiError {

@@ -3,7 +3,7 @@ import { ApiExtraModels, ApiOkResponse, ApiQuery, getSchemaPath } from '@nestjs/
 import type { FastifyRequest } from 'fastify';
 import type { AppConfig } from '../../config/app-config.js';
 import { ApiError } from '../errors/api-error.js';
-import { ORDERING_FIELDS } from '../tenancy/tenant-repository.js';
+import { queryFieldsOf } from '../validation/query-fields.js';
 import { COUNT_SCHEMA, MAX_ID } from '../validation/fields.js';
 import { MAX_PAGE_SIZE } from './pagination.js';
 
@@ -31,22 +31,20 @@ function hostAllowed(hostname: string, allowed: readonly string[]): boolean {
   );
 }
 
-export interface ListQueryParameter {
-  name: string;
-  description: string;
-  schema: Record<string, unknown>;
-}
-
 /**
- * Documents a list operation: its filters, `page`, `page_size`, `ordering` and the envelope.
- * `orderingFields` must be the list the controller passes to `parsePageRequest`, so the document
- * never offers an ordering the server refuses.
+ * Documents a list operation: the filters its query DTO declares (a PagedQuery class, see
+ * list-query.ts), `page`, `page_size`, `ordering` over the DTO's `orderingFields`, and the envelope.
+ * The same DTO reads the request, so the document never offers a parameter or an ordering the
+ * server reads otherwise.
  */
-export function ApiList(item: Type<unknown>, filters: ListQueryParameter[], orderingFields: readonly string[] = ORDERING_FIELDS) {
+export function ApiList(item: Type<unknown>, query: Type<unknown> & { readonly orderingFields: readonly string[] }) {
+  const orderingFields = query.orderingFields;
   const orderings = orderingFields.flatMap((field) => [field, `-${field}`]);
   return applyDecorators(
     ApiExtraModels(item),
-    ...filters.map((filter) => ApiQuery({ name: filter.name, required: false, description: filter.description, schema: filter.schema })),
+    ...queryFieldsOf(query).map((filter) =>
+      ApiQuery({ name: filter.name, required: false, description: filter.description, schema: filter.schema }),
+    ),
     ApiQuery({
       name: 'page',
       required: false,

@@ -1,3 +1,4 @@
+import type { ObjectLiteral } from 'typeorm';
 import { ApiError } from '../errors/api-error.js';
 
 /** SPEC section 4. */
@@ -103,3 +104,16 @@ function positiveInteger(text: string): number | undefined {
   const value = Number(text);
   return value >= 1 ? value : undefined;
 }
+
+/** API ordering fields mapped to entity property names. */
+export type OrderingColumns<E = ObjectLiteral> = Record<string, keyof E & string>;
+
+/** SPEC section 4: `ordering` over id, name, created_at, updated_at, status. */
+export const ORDERING_FIELDS = ['id', 'name', 'created_at', 'updated_at', 'status'] as const;
+export const DEFAULT_ORDERING_COLUMNS = {
+  id: 'id',
+  name: 'name',
+  created_at: 'createdAt',
+  updated_at: 'updatedAt',
+  status: 'status',
+} as const;

@@ -30,6 +30,14 @@ export class TenantContext {
     return tenant;
   }
 
+  /**
+   * The workspace of the current work, or undefined outside any, without throwing: for counting
+   * what a workspace uses (WorkspacePoolShare), never for scoping data (that is `current()`).
+   */
+  workspaceId(): number | undefined {
+    return this.cls.isActive() ? (this.cls.get(TENANT) as Tenant | undefined)?.customerId : undefined;
+  }
+
   /** Enters `tenant` for the rest of the current request. The request's store must be open. */
   enter(tenant: Tenant): void {
     if (!this.cls.isActive()) throw new MissingTenantContextError();

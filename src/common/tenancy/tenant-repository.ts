@@ -1,18 +1,37 @@
-import type { EntityManager, EntityTarget, ObjectLiteral, Repository, SelectQueryBuilder } from 'typeorm';
-import { EntityRepository } from '../../database/entity-repository.js';
+import type { EntityTarget, ObjectLiteral, Repository, SelectQueryBuilder } from 'typeorm';
+import { EntityRepository } from './entity-repository.js';
 import { prepared } from '../../database/prepared-statements.js';
 import { ApiError } from '../errors/api-error.js';
-import { offsetOf, type PageRequest } from '../pagination/pagination.js';
+import { DEFAULT_ORDERING_COLUMNS, offsetOf, type OrderingColumns, type PageRequest } from '../pagination/pagination.js';
 import type { Tenant } from './tenant.js';
 import type { TenantContext } from './tenant-context.js';
 import type { TenantEntity } from './tenant-entity.js';
+import { type Transaction } from './transactions.js';
 
 /** One list filter: `column = value`, or `column ILIKE value` (an escaped pattern). Properties are code, never input. */
-export interface ListCondition<E> {
+export interface ColumnCondition<E> {
   property: keyof E & string;
   operator: '=' | 'ILIKE';
   value: unknown;
 }
+
+/**
+ * A link table of another feature, named by its SQL (code, never input): rows of `table` whose
+ * `owner` column holds a listed row's id and `value` column the other side, in the same workspace.
+ */
+export interface LinkTable {
+  table: string;
+  owner: string;
+  value: string;
+}
+
+/** Rows that have a link row with this value (e.g. people who are members of an audience). */
+export interface LinkCondition {
+  link: LinkTable;
+  value: unknown;
+}
+
+export type ListCondition<E> = ColumnCondition<E> | LinkCondition;
 
 /**
  * The ids of a link table's rows that point at each listed row, as one array column: e.g. an
@@ -31,7 +50,7 @@ export interface LinkedIds<L> {
 export interface ListOptions<E> {
   /** API ordering fields mapped to entity properties; default DEFAULT_ORDERING_COLUMNS. */
   columns?: OrderingColumns<E>;
-  linkedIds?: LinkedIds<ObjectLiteral>;
+  linkedIds?: LinkedIds<ObjectLiteral> | { as: string; link: LinkTable };
 }
 
 /** Offsets from which a page first picks its ids on the index, then fetches only those rows. */
@@ -47,24 +66,28 @@ const TOTAL = '__total';
  */
 const COUNTED_TABLES = new Set(['audiences', 'signals', 'ai_model_instances', 'connections']);
 
-/** API ordering fields mapped to entity property names. */
-export type OrderingColumns<E = ObjectLiteral> = Record<string, keyof E & string>;
-
-/** SPEC section 4: `ordering` over id, name, created_at, updated_at, status. */
-export const ORDERING_FIELDS = ['id', 'name', 'created_at', 'updated_at', 'status'] as const;
-export const DEFAULT_ORDERING_COLUMNS = {
-  id: 'id',
-  name: 'name',
-  created_at: 'createdAt',
-  updated_at: 'updatedAt',
-  status: 'status',
-} as const;
-
 /** A page of rows as read by `listPage`, with the total count of matching rows. */
 export interface ListResult<R> {
   rows: R[];
   count: number;
 }
+
+/**
+ * What `tenantQuery` requires of a statement: a `customer_id = $1` condition (any table alias), or
+ * an INSERT whose first value is `$1` into a column list that starts with customer_id.
+ */
+const TENANT_PREDICATE = /(?:\b|")customer_id"? = \$1\b|^\s*INSERT INTO "?\w+"? \(customer_id,[^)]*\)\s*(?:VALUES \(|SELECT )\$1\b/;
+
+/**
+ * Statement texts that passed the TENANT_PREDICATE check, each with whether TypeORM answers it as
+ * `[rows, rowCount]` (an UPDATE or DELETE): both decided once per text, not on every call.
+ */
+const checkedStatements = new Map<string, boolean>();
+/**
+ * Texts remembered at most: a few hundred are fixed, but a compiled audience rule is a text per
+ * tree shape, so the memory is bounded (past it, it starts again; a check costs one regular expression).
+ */
+const MAX_CHECKED_STATEMENTS = 5000;
 
 function refuseUnscopedWhere(): never {
   throw new Error('where()/orWhere() would replace or widen the tenant predicate; use andWhere()');
@@ -130,7 +153,8 @@ export abstract class TenantRepository<E extends TenantEntity & ObjectLiteral> e
     if (orderProperty === undefined) throw new Error(`Ordering field ${request.ordering.field} is not mapped`);
     const direction = request.ordering.direction;
     let key = `${orderProperty}|${direction}|${deferred}|${options.linkedIds?.as ?? ''}`;
-    for (const condition of conditions) key += `|${condition.property}${condition.operator}`;
+    for (const condition of conditions)
+      key += 'link' in condition ? `|${condition.link.table}` : `|${condition.property}${condition.operator}`;
     const cached = this.sqlCache.get(key);
     if (cached !== undefined) return cached;
 
@@ -148,7 +172,9 @@ export abstract class TenantRepository<E extends TenantEntity & ObjectLiteral> e
       ? `SELECT ${select.join(', ')} FROM ${table} t JOIN (SELECT t."id" FROM ${table} t WHERE ${where} ORDER BY ${order} ${limits}) ids ON ids."id" = t."id" WHERE t.customer_id = $1`
       : `SELECT ${select.join(', ')} FROM ${table} t WHERE ${where} ORDER BY ${order} ${limits}`;
 
-    const statusOnly = conditions.every((condition) => condition.property === 'status' && condition.operator === '=');
+    const statusOnly = conditions.every(
+      (condition) => !('link' in condition) && condition.property === 'status' && condition.operator === '=',
+    );
     const counted = statusOnly && COUNTED_TABLES.has(metadata.tableName);
     const countedStatus = counted && conditions.length === 1;
     const count = counted
@@ -165,17 +191,47 @@ export abstract class TenantRepository<E extends TenantEntity & ObjectLiteral> e
   }
 
   /** A query builder narrowed to the tenant. `where()` and `orWhere()` throw: they would drop or widen the tenant predicate. */
-  protected query(manager?: EntityManager): SelectQueryBuilder<E> {
-    const builder = this.managerOf(manager)
+  protected query(transaction?: Transaction): SelectQueryBuilder<E> {
+    const builder = this.managerOf(transaction)
       .createQueryBuilder(this.repository.target, this.alias)
       .where(`${this.alias}.customerId = :tenantCustomerId`, { tenantCustomerId: this.tenant.customerId });
     return Object.assign(builder, { where: refuseUnscopedWhere, orWhere: refuseUnscopedWhere });
   }
 
+  /**
+   * A hand-written statement on this workspace's rows, the only way a subclass runs raw SQL: `$1`
+   * is always the tenant's customer id, bound here, and the caller's parameters follow as `$2`,
+   * `$3`, …. A statement that does not narrow to `customer_id = $1` (or write it, for an INSERT) is
+   * refused before it reaches PostgreSQL, so the tenant predicate cannot be forgotten. The check
+   * runs once per statement text. Answers the rows, and for UPDATE and DELETE the rows RETURNING
+   * gives (none without it) with the count of rows affected.
+   */
+  protected async tenantQuery<R = Record<string, unknown>>(
+    sql: string,
+    parameters: unknown[] = [],
+    transaction?: Transaction,
+  ): Promise<{ rows: R[]; affected: number }> {
+    let counted = checkedStatements.get(sql);
+    if (counted === undefined) {
+      if (!TENANT_PREDICATE.test(sql)) throw new Error(`A tenant statement must narrow to customer_id = $1: ${sql}`);
+      counted = /^\s*(UPDATE|DELETE)\b/i.test(sql);
+      if (checkedStatements.size >= MAX_CHECKED_STATEMENTS) checkedStatements.clear();
+      checkedStatements.set(sql, counted);
+    }
+    const result: unknown = await this.managerOf(transaction).query(sql, [this.tenant.customerId, ...parameters]);
+    // TypeORM's postgres driver answers an UPDATE or DELETE with [rows, rowCount], anything else with its rows.
+    if (counted) {
+      const [rows, affected] = result as [R[], number];
+      return { rows, affected };
+    }
+    const rows = result as R[];
+    return { rows, affected: rows.length };
+  }
+
   /** One object by id, or null; `FOR UPDATE` when a transaction is about to change it. */
-  async findById(id: number, options: { manager?: EntityManager; lock?: boolean } = {}): Promise<E | null> {
+  async findById(id: number, options: { transaction?: Transaction; lock?: boolean } = {}): Promise<E | null> {
     const sql = options.lock ? this.byIdSql.forUpdate : this.byIdSql.read;
-    const rows: E[] = await this.managerOf(options.manager).query(sql, [this.tenant.customerId, id]);
+    const rows: E[] = await this.managerOf(options.transaction).query(sql, [this.tenant.customerId, id]);
     return rows[0] ?? null;
   }
 
@@ -199,24 +255,24 @@ export abstract class TenantRepository<E extends TenantEntity & ObjectLiteral> e
   }
 
   /** One object by id; a 404 when it is missing, which is also what another workspace's id gives. */
-  async getById(id: number, options: { manager?: EntityManager; lock?: boolean } = {}): Promise<E> {
+  async getById(id: number, options: { transaction?: Transaction; lock?: boolean } = {}): Promise<E> {
     const found = await this.findById(id, options);
     if (!found) throw ApiError.notFound();
     return found;
   }
 
   /** The ids among `ids` that exist in the tenant: for validating references. */
-  async existingIds(ids: number[], manager?: EntityManager): Promise<Set<number>> {
+  async existingIds(ids: number[], transaction?: Transaction): Promise<Set<number>> {
     if (ids.length === 0) return new Set();
-    const rows = await this.query(manager)
+    const rows = await this.query(transaction)
       .select(`${this.alias}.id`, 'id')
       .andWhere(`${this.alias}.id IN (:...ids)`, { ids })
       .getRawMany<{ id: number }>();
     return new Set(rows.map((row) => Number(row.id)));
   }
 
-  async insert(values: Omit<Partial<E>, 'customerId' | 'id'>, manager?: EntityManager): Promise<E> {
-    const repository = this.managerOf(manager).getRepository<E>(this.repository.target);
+  async insert(values: Omit<Partial<E>, 'customerId' | 'id'>, transaction?: Transaction): Promise<E> {
+    const repository = this.managerOf(transaction).getRepository<E>(this.repository.target);
     const created = repository.create({ ...values, customerId: this.tenant.customerId } as E);
     return repository.save(created);
   }
@@ -226,7 +282,7 @@ export abstract class TenantRepository<E extends TenantEntity & ObjectLiteral> e
    * tenant's) with one UPDATE … RETURNING, narrowed to the tenant like every other statement here.
    * TypeORM's own save() would first reload the row to diff it: one more round trip on every PATCH.
    */
-  async save(object: E, manager?: EntityManager): Promise<E> {
+  async save(object: E, transaction?: Transaction): Promise<E> {
     const tenant = this.tenant;
     if (object.customerId !== tenant.customerId) throw new Error('Refusing to save an object of another tenant');
     const values: Record<string, unknown> = {};
@@ -236,7 +292,7 @@ export abstract class TenantRepository<E extends TenantEntity & ObjectLiteral> e
       const value = column.getEntityValue(object);
       if (value !== undefined) values[column.propertyName] = value;
     }
-    const entityManager = this.managerOf(manager);
+    const entityManager = this.managerOf(transaction);
     const [sql, parameters] = entityManager
       .createQueryBuilder()
       .update(this.repository.target)
@@ -252,8 +308,8 @@ export abstract class TenantRepository<E extends TenantEntity & ObjectLiteral> e
     return object;
   }
 
-  async delete(id: number, manager?: EntityManager): Promise<boolean> {
-    const result = await this.managerOf(manager)
+  async delete(id: number, transaction?: Transaction): Promise<boolean> {
+    const result = await this.managerOf(transaction)
       .createQueryBuilder()
       .delete()
       .from(this.repository.target)
@@ -266,7 +322,11 @@ export abstract class TenantRepository<E extends TenantEntity & ObjectLiteral> e
   private whereOf(conditions: ListCondition<E>[]): string {
     return [
       't.customer_id = $1',
-      ...conditions.map((condition, index) => `t.${this.columnOf(condition.property)} ${condition.operator} $${index + 2}`),
+      ...conditions.map((condition, index) =>
+        'link' in condition
+          ? `EXISTS (SELECT 1 FROM ${condition.link.table} link WHERE link.customer_id = t.customer_id AND link.${condition.link.owner} = t.id AND link.${condition.link.value} = $${index + 2})`
+          : `t.${this.columnOf(condition.property)} ${condition.operator} $${index + 2}`,
+      ),
     ].join(' AND ');
   }
 
@@ -276,7 +336,12 @@ export abstract class TenantRepository<E extends TenantEntity & ObjectLiteral> e
     return `"${column.databaseName}"`;
   }
 
-  private linkedIdsSelect({ as, entity, owner, value }: LinkedIds<ObjectLiteral>): string {
+  private linkedIdsSelect(linked: LinkedIds<ObjectLiteral> | { as: string; link: LinkTable }): string {
+    if ('link' in linked) {
+      const { table, owner, value } = linked.link;
+      return `ARRAY(SELECT link.${value} FROM ${table} link WHERE link.customer_id = t.customer_id AND link.${owner} = t.id ORDER BY link.${value}) AS "${linked.as}"`;
+    }
+    const { as, entity, owner, value } = linked;
     const link = this.repository.manager.connection.getMetadata(entity);
     const column = (property: string) => {
       const found = link.findColumnWithPropertyName(property);

@@ -12,6 +12,7 @@ export const MESSAGES = {
   tooLong: (max: number) => `Ensure this field has no more than ${max} characters.`,
   notInteger: 'A valid integer is required.',
   notNumber: 'A valid number is required.',
+  notBoolean: 'Must be a valid boolean.',
   choice: (value: unknown, choices: readonly (string | number)[]) =>
     `"${String(value).slice(0, 64)}" is not a valid choice; choose one of ${choices.map((choice) => JSON.stringify(choice)).join(', ')}.`,
   notObject: 'Expected a JSON object.',
@@ -44,6 +45,8 @@ export interface FieldDoc {
   example?: unknown;
   /** What the service fills in when the field is left out on create; documented only for optional fields. */
   default?: unknown;
+  /** The names of a numeric enum's members, for client generators. */
+  'x-enum-varnames'?: string[];
 }
 
 /** The field's OpenAPI schema: the rules, then what the call site documents. */
@@ -55,6 +58,7 @@ function documented(rules: ApiPropertyOptions, { nullable = false, optional = fa
     default: optional ? doc.default : undefined,
     example: doc.example,
     description: doc.description,
+    'x-enum-varnames': doc['x-enum-varnames'],
   };
   return ApiProperty(Object.fromEntries(Object.entries(schema).filter(([, value]) => value !== undefined)));
 }
@@ -74,19 +78,29 @@ function field(name: string, check: Check, { nullable = false, optional = false 
   });
 }
 
-/** A string of 1..max characters (trimmed first unless `trim: false`). `format` is a hint for clients (e.g. `password`). */
-export function RequiredString({ max, trim = true, format, ...doc }: { max: number; trim?: boolean; format?: string } & FieldDoc) {
+/**
+ * What a valid value looks like, for clients and their generators (`format: 'email'`, a JWT's
+ * `pattern`): documented, not checked here. The endpoint decides what a value off it gets, as its
+ * own documentation says (a token that is no JWT is a 401 `token_not_valid` like any other bad one).
+ */
+export interface ShapeHint {
+  format?: string;
+  pattern?: string;
+}
+
+/** A string of 1..max characters (trimmed first unless `trim: false`), with an optional shape hint (e.g. `format: 'password'`). */
+export function RequiredString({ max, trim = true, format, pattern, ...doc }: { max: number; trim?: boolean } & ShapeHint & FieldDoc) {
   return applyDecorators(
-    documented({ type: 'string', format, minLength: 1, maxLength: max }, {}, doc),
+    documented({ type: 'string', format, pattern, minLength: 1, maxLength: max }, {}, doc),
     Transform(({ value }) => (trim && typeof value === 'string' ? value.trim() : value)),
     field('string', stringCheck(1, max)),
   );
 }
 
 /** A string of 0..max characters; blank allowed. Left out on create, it is "". */
-export function TextField({ max, optional = false, ...doc }: { max: number; optional?: boolean } & FieldDoc) {
+export function TextField({ max, optional = false, format, pattern, ...doc }: { max: number; optional?: boolean } & ShapeHint & FieldDoc) {
   return applyDecorators(
-    documented({ type: 'string', maxLength: max }, { optional }, { default: '', ...doc }),
+    documented({ type: 'string', format, pattern, maxLength: max }, { optional }, { default: '', ...doc }),
     field('text', stringCheck(0, max), { optional }),
   );
 }
@@ -100,22 +114,31 @@ function stringCheck(min: number, max: number): Check {
   };
 }
 
+/** The schema of a value that is one of `choices`, in a body or a query string. */
+export function choiceSchema(choices: readonly (string | number)[]): Record<string, unknown> {
+  const type = choices.every((choice) => typeof choice === 'number') ? (choices.every(Number.isInteger) ? 'integer' : 'number') : 'string';
+  // Numeric choices also state their range, for generators that read bounds rather than enums.
+  return type === 'string'
+    ? { type, enum: [...choices] }
+    : { type, enum: [...choices], minimum: Math.min(...(choices as number[])), maximum: Math.max(...(choices as number[])) };
+}
+
 /** One of `choices`, compared strictly (so "1" is not 1). */
 export function ChoiceField(choices: readonly (string | number)[], { optional, nullable, ...doc }: Presence & FieldDoc = {}) {
-  const type = choices.every((choice) => typeof choice === 'number') ? (choices.every(Number.isInteger) ? 'integer' : 'number') : 'string';
   return applyDecorators(
-    documented(
-      // Numeric choices also state their range, for generators that read bounds rather than enums.
-      type === 'string'
-        ? { type, enum: [...choices] }
-        : { type, enum: [...choices], minimum: Math.min(...(choices as number[])), maximum: Math.max(...(choices as number[])) },
-      { optional, nullable },
-      doc,
-    ),
+    documented(choiceSchema(choices), { optional, nullable }, doc),
     field('choice', (value) => (choices.includes(value as string | number) ? undefined : MESSAGES.choice(value, choices)), {
       optional,
       nullable,
     }),
+  );
+}
+
+/** `true` or `false`, strictly: "true", 1 and null are refused (a flag a client means to set must be a JSON boolean). */
+export function BooleanField({ optional, ...doc }: Pick<Presence, 'optional'> & FieldDoc = {}) {
+  return applyDecorators(
+    documented({ type: 'boolean' }, { optional }, doc),
+    field('boolean', (value) => (typeof value === 'boolean' ? undefined : MESSAGES.notBoolean), { optional }),
   );
 }
 
@@ -186,29 +209,64 @@ export function JsonObjectField({
   maxBytes = JSON_OBJECT_MAX_BYTES,
   maxDepth = JSON_OBJECT_MAX_DEPTH,
   optional = true,
+  grammar,
   description,
   ...doc
-}: { maxBytes?: number; maxDepth?: number; optional?: boolean } & FieldDoc = {}) {
+}: {
+  maxBytes?: number;
+  maxDepth?: number;
+  optional?: boolean;
+  /** The object's own rules, checked after the limits: every error under its path below the field (`rules.all.2.op`). */
+  grammar?: (value: Record<string, unknown>) => Record<string, string[]>;
+} & FieldDoc = {}) {
   const limits = `At most ${maxBytes / 1024} KiB as JSON, nested at most ${maxDepth} levels.`;
+  const check: Check = (value) => {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return MESSAGES.notObject;
+    const depth = depthOf(value, maxDepth + 1);
+    if (depth > maxDepth) return `Nesting is deeper than ${maxDepth} levels.`;
+    if (Buffer.byteLength(JSON.stringify(value), 'utf8') > maxBytes)
+      return `Ensure this object is no larger than ${maxBytes / 1024} KiB as JSON.`;
+    return undefined;
+  };
   return applyDecorators(
     documented(
       { type: 'object', additionalProperties: true },
       { optional },
       { default: {}, ...doc, description: description ? `${description} ${limits}` : limits },
     ),
-    field(
-      'jsonObject',
-      (value) => {
-        if (typeof value !== 'object' || value === null || Array.isArray(value)) return MESSAGES.notObject;
-        const depth = depthOf(value, maxDepth + 1);
-        if (depth > maxDepth) return `Nesting is deeper than ${maxDepth} levels.`;
-        if (Buffer.byteLength(JSON.stringify(value), 'utf8') > maxBytes)
-          return `Ensure this object is no larger than ${maxBytes / 1024} KiB as JSON.`;
-        return undefined;
-      },
-      { optional },
-    ),
+    grammar === undefined
+      ? field('jsonObject', check, { optional })
+      : nestedField(
+          (value) => {
+            const message = check(value);
+            return message === undefined ? grammar(value as Record<string, unknown>) : { '': [message] };
+          },
+          { optional },
+        ),
   );
+}
+
+/**
+ * The constraint name of a check whose errors lie below its field: its message is the JSON of
+ * those errors by sub-path, which the validation pipe files under `<field>.<path>`
+ * (`flattenValidationErrors`); `''` is the field itself.
+ */
+export const NESTED_ERRORS = 'nestedErrors';
+
+/** A field whose check reports errors below it, by sub-path (`scores.3.score`); see NESTED_ERRORS. */
+export function nestedField(check: (value: unknown) => Record<string, string[]>, { optional = false }: Presence = {}) {
+  const errorsFor = (value: unknown): Record<string, string[]> => {
+    if (value === undefined) return optional ? {} : { '': [MESSAGES.required] };
+    if (value === null) return { '': [MESSAGES.notNull] };
+    return check(value);
+  };
+  return ValidateBy({
+    name: NESTED_ERRORS,
+    validator: {
+      validate: (value: unknown) => Object.keys(errorsFor(value)).length === 0,
+      defaultMessage: (args?: ValidationArguments) => JSON.stringify(errorsFor(args?.value)),
+    },
+  });
 }
 
 /** Accepted in a body and ignored (SPEC section 3: read-only fields in request bodies are ignored). */
@@ -242,4 +300,35 @@ function depthOf(value: unknown, limit: number, level = 0): number {
     if (deepest > limit) break;
   }
   return deepest;
+}
+
+/**
+ * A rule between two fields of one body, checked with the others so that a body's errors come back
+ * all at once (issue 25: an empty name and a missing model instance used to report only the name):
+ * the field is required while `other` is `expected`. A PATCH DTO made with PartialType skips it
+ * when the field is absent, and the service checks the merged object.
+ */
+export function RequiredWhen(other: string, expected: unknown, message: string): PropertyDecorator {
+  return ValidateBy({
+    name: 'requiredWhen',
+    validator: {
+      validate: (value: unknown, args?: ValidationArguments) =>
+        !((args?.object as Record<string, unknown> | undefined)?.[other] === expected && (value === undefined || value === null)),
+      defaultMessage: () => message,
+    },
+  });
+}
+
+/** The field may be set only while `other` is `expected` (when the body names `other`). */
+export function OnlyWhen(other: string, expected: unknown, message: string): PropertyDecorator {
+  return ValidateBy({
+    name: 'onlyWhen',
+    validator: {
+      validate: (value: unknown, args?: ValidationArguments) => {
+        const stated = (args?.object as Record<string, unknown> | undefined)?.[other];
+        return value === undefined || value === null || stated === undefined || stated === expected;
+      },
+      defaultMessage: () => message,
+    },
+  });
 }

@@ -1,5 +1,6 @@
 import { ValidationPipe, type ValidationError } from '@nestjs/common';
 import { ApiError, type FieldErrors } from '../errors/api-error.js';
+import { NESTED_ERRORS } from './fields.js';
 
 /**
  * Flattens class-validator's error tree into SPEC section 5's `errors`: field path → messages,
@@ -10,10 +11,17 @@ export function flattenValidationErrors(errors: ValidationError[], parent = ''):
   for (const error of errors) {
     const path = parent ? `${parent}.${error.property}` : error.property;
     if (error.constraints) {
-      flat[path] = Object.entries(error.constraints).map(([name, message]) =>
-        // forbidNonWhitelisted speaks of "properties"; clients think in fields.
-        name === 'whitelistValidation' ? 'Unknown field.' : message,
-      );
+      const { [NESTED_ERRORS]: nested, ...constraints } = error.constraints;
+      if (Object.keys(constraints).length > 0) {
+        flat[path] = Object.entries(constraints).map(([name, message]) =>
+          // forbidNonWhitelisted speaks of "properties"; clients think in fields.
+          name === 'whitelistValidation' ? 'Unknown field.' : message,
+        );
+      }
+      if (nested !== undefined) {
+        for (const [below, messages] of Object.entries(JSON.parse(nested) as FieldErrors))
+          flat[below === '' ? path : `${path}.${below}`] = messages;
+      }
     }
     if (error.children?.length) Object.assign(flat, flattenValidationErrors(error.children, path));
   }

@@ -1,21 +1,22 @@
 import { Controller, Get, HttpCode, Inject, Param, Post, Req, Res } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Personal, PublicLimitedByIp } from '../../auth/access.decorators.js';
-import { randomSecret } from '../../common/crypto/secret-hash.js';
+import { Personal, PublicLimitedByIp } from '../../common/access/access.decorators.js';
+import { RANDOM_SECRET_PATTERN, randomSecret } from '../../common/crypto/secret-hash.js';
 import { ApiError } from '../../common/errors/api-error.js';
 import { cookieOf } from '../../common/http/cookies.js';
 import { requestUrl } from '../../common/pagination/list-endpoint.js';
 import { validateDto } from '../../common/validation/validate-dto.js';
 import type { AppConfig } from '../../config/app-config.js';
 import { APP_CONFIG } from '../../config/config.token.js';
-import { ApiProblem } from '../../openapi/problem-details.schema.js';
-import { DEFAULT_RETURN_TO, ConnectionFlowService, FLOW_LIFETIME_MS, PLATFORM_SLUGS } from './connection-flow.service.js';
+import { ApiProblem } from '../../common/errors/problem-details.schema.js';
+import { AD_PLATFORM_SLUGS, platformOfSlug } from './ad-platform-clients.js';
+import { DEFAULT_RETURN_TO, ConnectionFlowService, FLOW_LIFETIME_MS } from './connection-flow.service.js';
 import { ConnectionFlowStartedDto, StartConnectionFlowDto } from './dto/connection-flow.dto.js';
 
 const PLATFORM_PARAM = ApiParam({
   name: 'platform',
-  enum: Object.keys(PLATFORM_SLUGS),
+  enum: AD_PLATFORM_SLUGS,
   description: 'The ad platform; one whose OAuth app is not configured answers 404.',
 });
 
@@ -51,7 +52,16 @@ export class ConnectionFlowController {
       'the grant reaches, in your workspace. The state is single use and valid for 10 minutes.',
   })
   @ApiBody({ type: StartConnectionFlowDto, required: false })
-  @ApiOkResponse({ type: ConnectionFlowStartedDto, description: 'Where to send the browser.' })
+  @ApiOkResponse({
+    type: ConnectionFlowStartedDto,
+    description: 'Where to send the browser.',
+    headers: {
+      'Set-Cookie': {
+        description: `\`${FLOW_COOKIE}\`: an opaque id of this browser's connection flows, which the callback checks; HttpOnly, SameSite=Lax, Path=/oauth/connections/, 10 minutes (Secure over https).`,
+        schema: { type: 'string', maxLength: 256, pattern: `^${FLOW_COOKIE}=` },
+      },
+    },
+  })
   @ApiProblem(400, '`return_to` is not a path of the web interface (`validation_error`).', {
     errors: { return_to: ['Must be a path of the web interface, such as /app/connections.'] },
   })
@@ -92,7 +102,7 @@ export class ConnectionFlowController {
       '`invalid_grant`, `temporarily_unavailable`, `server_error`.',
   })
   @ApiQuery({ name: 'code', required: false, schema: { type: 'string', maxLength: 4096 } })
-  @ApiQuery({ name: 'state', required: false, schema: { type: 'string', maxLength: 128 } })
+  @ApiQuery({ name: 'state', required: false, schema: { type: 'string', maxLength: 128, pattern: RANDOM_SECRET_PATTERN } })
   @ApiQuery({
     name: 'error',
     required: false,
@@ -111,7 +121,7 @@ export class ConnectionFlowController {
   })
   @ApiProblem(404, 'Unknown platform (`not_found`).')
   async callback(@Param('platform') slug: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    if (PLATFORM_SLUGS[slug] === undefined) throw ApiError.notFound();
+    if (platformOfSlug(slug) === undefined) throw ApiError.notFound();
     const fallback = `${this.publicOrigin(request)}${DEFAULT_RETURN_TO}`;
     const location = await this.flows.callback(slug, request.query as Record<string, unknown>, fallback, flowCookieOf(request));
     await reply.redirect(location, 302);

@@ -8,15 +8,12 @@ import { TenantContext } from '../../common/tenancy/tenant-context.js';
 import { Clock } from '../../common/time/clock.js';
 import { LOGGER } from '../../logging/logger.token.js';
 import { UsersService } from '../../users/users.service.js';
-import type { Platform } from '../connection.entity.js';
-import { AdPlatformClients } from './ad-platform-clients.js';
+import { AdPlatformClients, platformOfSlug } from './ad-platform-clients.js';
 import { ConnectionFlowStatesRepository } from './connection-flow-states.repository.js';
 import { ConnectionGrants } from './connection-grants.js';
 import { PlatformError, type PlatformFailure } from './platforms/ad-platform-client.js';
 import { tenantOfStoredRow } from './stored-tenant.js';
-
-/** URL segment → platform: `/oauth/connections/google-ads/…`. */
-export const PLATFORM_SLUGS: Readonly<Record<string, Platform>> = { 'google-ads': 'google_ads', 'meta-ads': 'meta_ads' };
+import { RETURN_TO_PATTERN } from './dto/connection-flow.dto.js';
 
 /** How long a started flow may take to come back. */
 export const FLOW_LIFETIME_MS = 10 * 60 * 1000;
@@ -38,7 +35,7 @@ export type FlowOutcome =
   | 'server_error';
 
 /** A path of the web interface: `/app` or below it, with no scheme, host, backslash, query or fragment. */
-const RETURN_TO = /^\/app(\/[A-Za-z0-9._~!$&'()*+,;=:@%-]*)*$/;
+const RETURN_TO = new RegExp(RETURN_TO_PATTERN);
 
 /**
  * "Connect Google Ads / Meta Ads" (SPEC section 6). `start` keeps who, which workspace, which
@@ -67,7 +64,7 @@ export class ConnectionFlowService {
     origin: string,
     browser: string,
   ): Promise<{ authorization_url: string }> {
-    const client = this.clientOf(slug);
+    const client = this.clients.bySlug(slug);
     if (!client) throw ApiError.notFound(`Connecting "${slug.slice(0, 32)}" is not available here.`);
     const path = returnTo ?? DEFAULT_RETURN_TO;
     // Dot segments, plain or percent-encoded (`/app/../x`, `/app/%2e%2e/x`), would resolve out of /app: the path must be its own normal form.
@@ -100,7 +97,7 @@ export class ConnectionFlowService {
    * `connected=N`, or with `error=<outcome>`; without a usable state, `fallback` with the error.
    */
   async callback(slug: string, query: Record<string, unknown>, fallback: string, browser: string | undefined): Promise<string> {
-    const platform = PLATFORM_SLUGS[slug];
+    const platform = platformOfSlug(slug);
     const text = (name: string) => (typeof query[name] === 'string' ? (query[name] as string) : undefined);
     const state = text('state');
     const withOutcome = (base: string, outcome: Record<string, string>) => {
@@ -151,10 +148,5 @@ export class ConnectionFlowService {
       this.logger.error({ ...context, err: error }, 'connection flow failed');
       return failed(back, 'server_error');
     }
-  }
-
-  private clientOf(slug: string) {
-    const platform = PLATFORM_SLUGS[slug];
-    return platform === undefined ? undefined : this.clients.get(platform);
   }
 }

@@ -1,14 +1,16 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
-import type { EntityManager } from 'typeorm';
 import { Clock } from '../../common/time/clock.js';
-import { Transactions } from '../../database/transactions.js';
+import { Transactions, type Transaction } from '../../common/tenancy/transactions.js';
 import { LOGGER } from '../../logging/logger.token.js';
 import type { Connection, ConnectionStatus, Platform } from '../connection.entity.js';
 import { ConnectionRemovalHandlers } from '../connection-removal.js';
 import { ConnectionsRepository } from '../connections.repository.js';
 import { TokenCipher } from '../token-cipher.js';
 import { isUniqueViolation } from '../../common/errors/database-errors.js';
+import { WebhookEvents } from '../../webhooks/webhook-events.js';
+import { reauthorizeRequired } from '../connection-readiness.js';
+import { toConnectionDto } from '../connection.mapper.js';
 import { AdPlatformClients } from './ad-platform-clients.js';
 import { type AdAccount, type GrantedTokens, PlatformError } from './platforms/ad-platform-client.js';
 
@@ -33,6 +35,7 @@ export class ConnectionGrants {
     private readonly cipher: TokenCipher,
     private readonly removal: ConnectionRemovalHandlers,
     private readonly clock: Clock,
+    private readonly webhookEvents: WebhookEvents,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
@@ -55,17 +58,17 @@ export class ConnectionGrants {
       refreshToken: tokens.refreshToken === null ? null : this.cipher.encrypt(tokens.refreshToken),
     };
     const connectAll = () =>
-      this.transactions.run(async (manager) => {
+      this.transactions.run(async (transaction) => {
         const connected: Connection[] = [];
         for (const account of accounts) {
-          const existing = await this.connections.findByAccountForUpdate(platform, account.externalAccountId, manager);
+          const existing = await this.connections.findByAccountForUpdate(platform, account.externalAccountId, transaction);
           if (existing) {
-            await this.connections.save(Object.assign(existing, grant), manager);
-            await this.connections.storeTokens(existing.id, ciphertexts, manager);
+            await this.connections.save(Object.assign(existing, grant), transaction);
+            await this.connections.storeTokens(existing.id, ciphertexts, transaction);
             connected.push(existing);
           } else {
             const values = { platform, externalAccountId: account.externalAccountId, accountName: account.name, ...grant };
-            connected.push(await this.connections.insertWithTokens(values, ciphertexts, manager));
+            connected.push(await this.connections.insertWithTokens(values, ciphertexts, transaction));
           }
         }
         return connected;
@@ -91,22 +94,39 @@ export class ConnectionGrants {
     const stored = await this.connections.storedTokens(connectionId);
     const dueAt = connection.tokenExpiresAt?.getTime() ?? Infinity;
     if (stored?.accessToken && dueAt - REFRESH_MARGIN_MS > this.clock.nowMs()) return this.cipher.decrypt(stored.accessToken);
-    const outcome = await this.transactions.run((manager) => this.refresh(connectionId, manager));
+    const outcome = await this.transactions.run((transaction) => this.refresh(connectionId, transaction));
     if (outcome.token === undefined) throw outcome.error ?? new PlatformError('invalid_grant', 'The connection has no usable token.');
     return outcome.token;
   }
 
+  /**
+   * A platform refused the connection's token on use (SPEC 10.3: HTTP 401, Meta code 190): the
+   * grant is gone, so the connection turns `revoked` when the platform said it was revoked, else
+   * `expired`, exactly as when a refresh finds it gone.
+   */
+  async lostOnUse(connectionId: number, revoked: boolean, reason: string): Promise<void> {
+    await this.transactions.run(async (transaction) => {
+      const connection = await this.connections.getById(connectionId, { transaction, lock: true });
+      if (connection.status !== 'active') return;
+      await this.suspend(connection, revoked ? 'revoked' : 'expired', reason, transaction);
+      this.logger.warn(
+        { connection_id: connection.id, customer: connection.customerId, platform: connection.platform, reason },
+        'connection grant lost',
+      );
+    });
+  }
+
   /** Refreshes the grant now, in the caller's transaction (the sweep holds the row's lock). */
-  async refreshInTransaction(connectionId: number, manager: EntityManager): Promise<RefreshOutcome> {
-    const outcome = await this.refresh(connectionId, manager);
+  async refreshInTransaction(connectionId: number, transaction: Transaction): Promise<RefreshOutcome> {
+    const outcome = await this.refresh(connectionId, transaction);
     if (outcome.token !== undefined) return 'refreshed';
     return outcome.error?.grantLost ? 'lost' : 'failed';
   }
 
-  private async refresh(connectionId: number, manager: EntityManager): Promise<{ token?: string; error?: PlatformError }> {
-    const connection = await this.connections.getById(connectionId, { manager, lock: true });
+  private async refresh(connectionId: number, transaction: Transaction): Promise<{ token?: string; error?: PlatformError }> {
+    const connection = await this.connections.getById(connectionId, { transaction, lock: true });
     const client = this.clients.get(connection.platform);
-    const stored = await this.connections.storedTokens(connectionId, manager);
+    const stored = await this.connections.storedTokens(connectionId, transaction);
     const context = { connection_id: connection.id, customer: connection.customerId, platform: connection.platform };
     if (!client || !stored || connection.status !== 'active') {
       return { error: new PlatformError('provider_error', 'This connection cannot be refreshed here.') };
@@ -120,39 +140,45 @@ export class ConnectionGrants {
     } catch (error) {
       if (!(error instanceof PlatformError)) throw error;
       if (error.grantLost) {
-        await this.suspend(connection, error.failure === 'access_revoked' ? 'revoked' : 'expired', error.failure, manager);
+        await this.suspend(connection, error.failure === 'access_revoked' ? 'revoked' : 'expired', error.failure, transaction);
         this.logger.warn({ ...context, reason: error.failure }, 'connection grant lost');
       } else {
         this.logger.warn({ ...context, reason: error.failure }, 'connection token refresh failed');
       }
       return { error };
     }
+    const wasReady = !reauthorizeRequired(connection);
     connection.tokenExpiresAt = fresh.expiresAt;
     connection.lastRefreshedAt = this.clock.now();
     if (fresh.scopes.length > 0) connection.scopes = fresh.scopes;
-    await this.connections.save(connection, manager);
+    const saved = await this.connections.save(connection, transaction);
+    // A refresh that comes back with fewer scopes (a permission withdrawn at the provider) needs a reconnect too.
+    if (wasReady && reauthorizeRequired(saved))
+      await this.webhookEvents.emit(transaction, 'connection.reauthorization_required', toConnectionDto(saved));
     await this.connections.storeTokens(
       connection.id,
       {
         accessToken: this.cipher.encrypt(fresh.accessToken),
         refreshToken: fresh.refreshToken === null ? undefined : this.cipher.encrypt(fresh.refreshToken),
       },
-      manager,
+      transaction,
     );
     this.logger.info(context, 'connection token refreshed');
     return { token: fresh.accessToken };
   }
 
-  /** The grant is gone: the connection says why and needs a reconnect, and its active signals pause. */
+  /** The grant is gone: the connection says why and needs a reconnect, its active signals pause, and webhooks are told. */
   private async suspend(
     connection: Connection,
     status: Extract<ConnectionStatus, 'expired' | 'revoked'>,
     reason: string,
-    manager: EntityManager,
+    transaction: Transaction,
   ): Promise<void> {
     connection.status = status;
     connection.statusReason = reason;
-    await this.connections.save(connection, manager);
-    await this.removal.suspended(connection.id, manager);
+    const saved = await this.connections.save(connection, transaction);
+    await this.removal.suspended(connection.id, transaction);
+    // SPEC 10.5: integrators hear of it in the same transaction (the sweep's and a token refresh's).
+    await this.webhookEvents.emit(transaction, 'connection.reauthorization_required', toConnectionDto(saved));
   }
 }

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import type { EntityManager, Repository } from 'typeorm';
+import type { Repository } from 'typeorm';
 import { Connection, type Platform } from '../connection.entity.js';
 import type { EncryptedToken } from '../token-cipher.js';
+import { type Transaction, entityManagerOf } from '../../common/tenancy/transactions.js';
 
 /** A connection the sweep has claimed: which workspace to enter, and which row. */
 export interface DueConnection {
@@ -32,8 +33,8 @@ export class ConnectionMaintenanceRepository {
    * that expire before `metaBefore`, Google grants not refreshed since `googleBefore`. `skip` are
    * `customer:id` keys already tried in this sweep.
    */
-  async claimDue(manager: EntityManager, metaBefore: Date, googleBefore: Date, skip: string[]): Promise<DueConnection | null> {
-    const rows: { customer_id: number; id: number; platform: Platform }[] = await manager.query(
+  async claimDue(transaction: Transaction, metaBefore: Date, googleBefore: Date, skip: string[]): Promise<DueConnection | null> {
+    const rows: { customer_id: number; id: number; platform: Platform }[] = await entityManagerOf(transaction).query(
       `SELECT customer_id, id, platform FROM connections
         WHERE status = 'active'
           AND ((platform = 'meta_ads' AND token_expires_at < $1)

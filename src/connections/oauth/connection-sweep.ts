@@ -1,10 +1,10 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { TenantContext } from '../../common/tenancy/tenant-context.js';
 import { Clock } from '../../common/time/clock.js';
-import type { AppConfig } from '../../config/app-config.js';
-import { APP_CONFIG } from '../../config/config.token.js';
-import { Transactions } from '../../database/transactions.js';
+import { Transactions } from '../../common/tenancy/transactions.js';
+import { JOBS } from '../../jobs/job-definitions.js';
+import { JobHandler } from '../../jobs/job-handler.decorator.js';
 import { LOGGER } from '../../logging/logger.token.js';
 import { ConnectionGrants, type RefreshOutcome } from './connection-grants.js';
 import { ConnectionMaintenanceRepository } from './connection-maintenance.repository.js';
@@ -27,8 +27,7 @@ export type SweepCounts = Record<RefreshOutcome, number>;
  * side without doing the same row twice, and the work runs in that connection's workspace.
  */
 @Injectable()
-export class ConnectionSweep implements OnApplicationBootstrap, OnApplicationShutdown {
-  private timer: NodeJS.Timeout | undefined;
+export class ConnectionSweep {
   private running: Promise<SweepCounts> | undefined;
 
   constructor(
@@ -37,22 +36,17 @@ export class ConnectionSweep implements OnApplicationBootstrap, OnApplicationShu
     private readonly transactions: Transactions,
     private readonly tenants: TenantContext,
     private readonly clock: Clock,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
-  onApplicationBootstrap(): void {
-    const seconds = this.config.adPlatforms.sweepIntervalSeconds;
-    if (seconds === 0) return;
-    this.timer = setInterval(() => {
-      this.sweep().catch((error: unknown) => this.logger.warn({ err: error }, 'connection sweep failed'));
-    }, seconds * 1000);
-    this.timer.unref();
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running?.catch(() => undefined);
+  /**
+   * The scheduled sweep. Safe to run twice, even at once in two processes: each connection is
+   * claimed under FOR UPDATE SKIP LOCKED and only a grant that is still due is refreshed, so a
+   * second run finds nothing left to do.
+   */
+  @JobHandler(JOBS.connectionSweep)
+  async sweepJob(): Promise<void> {
+    await this.sweep();
   }
 
   /** One sweep; a sweep already under way in this process is joined, not doubled. */
@@ -71,9 +65,9 @@ export class ConnectionSweep implements OnApplicationBootstrap, OnApplicationShu
       let claimed: string | undefined;
       let outcome: RefreshOutcome | undefined;
       try {
-        outcome = await this.transactions.run(async (manager) => {
+        outcome = await this.transactions.run(async (transaction) => {
           const due = await this.maintenance.claimDue(
-            manager,
+            transaction,
             new Date(now + META_RENEW_BEFORE_MS),
             new Date(now - GOOGLE_CHECK_EVERY_MS),
             tried,
@@ -81,7 +75,7 @@ export class ConnectionSweep implements OnApplicationBootstrap, OnApplicationShu
           if (!due) return undefined;
           claimed = `${due.customerId}:${due.id}`;
           tried.push(claimed);
-          return this.tenants.run(tenantOfStoredRow(due), () => this.grants.refreshInTransaction(due.id, manager));
+          return this.tenants.run(tenantOfStoredRow(due), () => this.grants.refreshInTransaction(due.id, transaction));
         });
       } catch (error) {
         // One bad row (a token under a retired key, a failed statement) must not stop the others;

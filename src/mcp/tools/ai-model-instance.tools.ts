@@ -1,4 +1,4 @@
-import { parseAiModelInstanceFilters } from '../../ai-model-instances/ai-model-instance-filters.js';
+import { ListAiModelInstancesQuery } from '../../ai-model-instances/dto/list-ai-model-instances.query.js';
 import type { AiModelInstancesService } from '../../ai-model-instances/ai-model-instances.service.js';
 import type { McpTool } from '../mcp-tool.js';
 import { getTool, listTool } from './tool-helpers.js';
@@ -15,7 +15,8 @@ export function aiModelInstanceTools(models: AiModelInstancesService, publicBase
         'Use a "ready" instance as the model_instance of an audience or signal.',
       restPath,
       publicBaseUrl,
-      list: (call) => models.list(parseAiModelInstanceFilters(call.query), call.page, call.url),
+      query: ListAiModelInstancesQuery,
+      list: (call) => models.list(call.query, call.url),
     }),
     getTool({
       name: 'get_ai_model_instance',

@@ -1,4 +1,4 @@
-import { parseAudienceFilters } from '../../audiences/audience-filters.js';
+import { ListAudiencesQuery } from '../../audiences/dto/list-audiences.query.js';
 import type { AudiencesService } from '../../audiences/audiences.service.js';
 import { CreateAudienceDto, UpdateAudienceDto } from '../../audiences/dto/audience.dto.js';
 import type { McpTool } from '../mcp-tool.js';
@@ -15,7 +15,8 @@ export function audienceTools(audiences: AudiencesService, publicBaseUrl: string
         "Lists the workspace's audiences (groups of people to target), newest first, one page at a time. Optional filters narrow the list.",
       restPath,
       publicBaseUrl,
-      list: (call) => audiences.list(parseAudienceFilters(call.query), call.page, call.url),
+      query: ListAudiencesQuery,
+      list: (call) => audiences.list(call.query, call.url),
     }),
     getTool({
       name: 'get_audience',

@@ -1,4 +1,4 @@
-import { parseConnectionFilters } from '../../connections/connection-filters.js';
+import { ListConnectionsQuery } from '../../connections/dto/list-connections.query.js';
 import type { ConnectionsService } from '../../connections/connections.service.js';
 import type { McpTool } from '../mcp-tool.js';
 import { getTool, listTool } from './tool-helpers.js';
@@ -16,7 +16,8 @@ export function connectionTools(connections: ConnectionsService, publicBaseUrl: 
         'interface, not through tools.',
       restPath,
       publicBaseUrl,
-      list: (call) => connections.list(parseConnectionFilters(call.query), call.page, call.url),
+      query: ListConnectionsQuery,
+      list: (call) => connections.list(call.query, call.url),
     }),
     getTool({
       name: 'get_connection',

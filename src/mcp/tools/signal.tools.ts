@@ -1,5 +1,5 @@
 import { CreateSignalDto, UpdateSignalDto } from '../../signals/dto/signal.dto.js';
-import { parseSignalFilters } from '../../signals/signal-filters.js';
+import { ListSignalsQuery } from '../../signals/dto/list-signals.query.js';
 import type { SignalsService } from '../../signals/signals.service.js';
 import type { McpTool } from '../mcp-tool.js';
 import { createTool, getTool, listTool, updateTool } from './tool-helpers.js';
@@ -18,7 +18,8 @@ export function signalTools(signals: SignalsService, publicBaseUrl: string): Mcp
         `newest first. Status codes: ${STATUS_MEANING}.`,
       restPath,
       publicBaseUrl,
-      list: (call) => signals.list(parseSignalFilters(call.query), call.page, call.url),
+      query: ListSignalsQuery,
+      list: (call) => signals.list(call.query, call.url),
     }),
     getTool({
       name: 'get_signal',

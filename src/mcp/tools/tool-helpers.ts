@@ -1,25 +1,66 @@
 import { ApiError } from '../../common/errors/api-error.js';
-import { parsePageRequest, type PageRequest } from '../../common/pagination/pagination.js';
-import { ORDERING_FIELDS } from '../../common/tenancy/tenant-repository.js';
+import { type PagedQuery, type PagedQueryClass, readListQuery } from '../../common/pagination/list-query.js';
 import { isId, MESSAGES } from '../../common/validation/fields.js';
 import { validateDto } from '../../common/validation/validate-dto.js';
 import { type JsonSchema, OperationSchemas } from '../../openapi/json-schemas.js';
 import { asQuery, type McpTool } from '../mcp-tool.js';
 
-export interface ListCall {
-  query: Record<string, string>;
-  page: PageRequest;
+export interface ListCall<Q extends PagedQuery> {
+  /** The arguments read by the REST list's query DTO, page included. */
+  query: Q;
   /** The equivalent REST list URL, so next/previous links match what the REST API gives. */
   url: URL;
 }
 
-/** Reads the page and ordering arguments of a list tool the way the REST lists read their query string. */
-export function listCall(args: Record<string, unknown>, restPath: string, publicBaseUrl: string): ListCall {
-  const query = asQuery(args);
-  const page = parsePageRequest(query, { orderingFields: ORDERING_FIELDS });
+/** Reads a list tool's arguments through the REST list's query DTO, as the REST list reads its query string. */
+export function listCall<Q extends PagedQuery>(
+  args: Record<string, unknown>,
+  dto: PagedQueryClass<Q>,
+  restPath: string,
+  publicBaseUrl: string,
+): ListCall<Q> {
+  const text = asQuery(args);
+  const query = readListQuery(dto, text);
   const url = new URL(restPath, `${publicBaseUrl}/`);
-  for (const [key, value] of Object.entries(query)) url.searchParams.set(key, value);
-  return { query, page, url };
+  for (const [key, value] of Object.entries(text)) url.searchParams.set(key, value);
+  return { query, url };
+}
+
+/** A REST list page as the service builds it. */
+interface RestPage {
+  count: number;
+  next: string | null;
+  previous: string | null;
+  results: unknown[];
+}
+
+/**
+ * An MCP list answers the page numbers to ask for next, not the REST links: those are URLs on the
+ * service's own origin (localhost without PUBLIC_BASE_URL), which an agent can neither reach nor
+ * authenticate to with its MCP token, while `page` is an argument of the same tool.
+ */
+function withPageNumbers({ count, next, previous, results }: RestPage, page: number): Record<string, unknown> {
+  return { count, next_page: next === null ? null : page + 1, previous_page: previous === null ? null : page - 1, results };
+}
+
+/** The REST page's schema with `next`/`previous` replaced by the page numbers `withPageNumbers` answers. */
+function pageNumbersSchema(rest: JsonSchema): JsonSchema {
+  const { properties, required, ...schema } = rest as JsonSchema & { properties: Record<string, JsonSchema>; required: string[] };
+  const { count, results } = properties;
+  const pageNumber = (description: string) => ({
+    anyOf: [{ type: 'integer', minimum: 1 }, { type: 'null' }],
+    description,
+  });
+  return {
+    ...schema,
+    required: required.map((name) => (name === 'next' ? 'next_page' : name === 'previous' ? 'previous_page' : name)),
+    properties: {
+      count,
+      next_page: pageNumber('The `page` argument that gives the next page; null on the last page.'),
+      previous_page: pageNumber('The `page` argument that gives the previous page; null on the first page.'),
+      results,
+    },
+  } as JsonSchema;
 }
 
 /** The `id` argument of get/update tools. */
@@ -74,8 +115,10 @@ const itemPath = (restPath: string) => `${restPath}{id}/`;
 
 const described = ({ name, title, description }: ToolText) => ({ name, title, description });
 
-/** A read-only list tool: the REST list's query parameters in, its page envelope out. */
-export function listTool(spec: ToolText & { publicBaseUrl: string; list(call: ListCall): Promise<object> }): McpTool {
+/** A read-only list tool: the REST list's query parameters in (read by its query DTO), its page envelope out. */
+export function listTool<Q extends PagedQuery>(
+  spec: ToolText & { publicBaseUrl: string; query: PagedQueryClass<Q>; list(call: ListCall<Q>): Promise<object> },
+): McpTool {
   let known: Set<string> | undefined;
   return {
     ...described(spec),
@@ -83,7 +126,7 @@ export function listTool(spec: ToolText & { publicBaseUrl: string; list(call: Li
       const operation = new OperationSchemas(document, 'get', spec.restPath);
       const parameters = operation.parameters('query');
       known = new Set(Object.keys(parameters.properties));
-      return { input: argumentsSchema(parameters), output: operation.response(200) };
+      return { input: argumentsSchema(parameters), output: pageNumbersSchema(operation.response(200)) };
     },
     writes: false,
     destructive: false,
@@ -92,7 +135,8 @@ export function listTool(spec: ToolText & { publicBaseUrl: string; list(call: Li
       // The server reads every tool's schemas at start-up, so `known` is set before any call.
       if (!known) throw new Error(`Tool ${spec.name} was called before its schemas were read`);
       rejectUnknownArguments(args, known);
-      return { ...(await spec.list(listCall(args, spec.restPath, spec.publicBaseUrl))) };
+      const call = listCall(args, spec.query, spec.restPath, spec.publicBaseUrl);
+      return withPageNumbers((await spec.list(call)) as RestPage, call.query.page.page);
     },
   };
 }

@@ -1,11 +1,13 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { SOCIAL_PROVIDERS } from '../../auth/social/social-provider.js';
-import { PLATFORM_SLUGS } from '../../connections/oauth/connection-flow.service.js';
+import { JWT_PATTERN } from '../../auth/dto/jwt.dto.js';
+import { SOCIAL_PROVIDERS } from '../../auth/social/social-providers.js';
+import { AD_PLATFORM_SLUGS } from '../../connections/oauth/ad-platform-clients.js';
 
 /** What the web interface keeps in memory: an access token, never the refresh token (that stays in the cookie). */
 export class WebSessionDto {
   @ApiProperty({
     maxLength: 4096,
+    pattern: JWT_PATTERN,
     example: 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiI3IiwidHlwZSI6ImFjY2VzcyJ9.c2lnbmF0dXJl',
     description: 'Access token (JWT) for `Authorization: Bearer …`; kept in memory by the web interface.',
   })
@@ -27,9 +29,9 @@ export class WebConfigDto {
   social_providers: string[];
 
   @ApiProperty({
-    enum: Object.keys(PLATFORM_SLUGS),
+    enum: AD_PLATFORM_SLUGS,
     isArray: true,
-    maxItems: Object.keys(PLATFORM_SLUGS).length,
+    maxItems: AD_PLATFORM_SLUGS.length,
     example: ['google-ads', 'meta-ads'],
     description: 'Ad platforms whose OAuth app is configured (`/oauth/connections/{platform}/start`).',
   })

@@ -29,8 +29,10 @@ export class ResponseContract {
 
   constructor() {
     addFormats.default(this.ajv);
-    // OpenAPI 3.0's own keywords: `nullable` Ajv knows; these two are annotations only.
+    // OpenAPI 3.0's own keywords: `nullable` Ajv knows; these are annotations only (the member
+    // names of a numeric enum, for client generators, included).
     this.ajv.addKeyword({ keyword: 'example' });
+    this.ajv.addKeyword({ keyword: 'x-enum-varnames' });
     this.ajv.addFormat('password', true);
   }
 

@@ -118,17 +118,16 @@ export function renewSession(): Promise<boolean> {
   return renewing;
 }
 
-/** A JSON call to the API with the access token; 204 answers undefined. */
-export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
+/**
+ * A call with the access token that renews it once on a 401; a second 401 ends the session here.
+ * The body is sent as it is, so a File goes out as a stream of its bytes, never read into a string.
+ */
+async function authorized(method: string, path: string, headers: Record<string, string>, body?: BodyInit): Promise<Response> {
   const call = () =>
     send(path, {
       method,
-      headers: {
-        accept: 'application/json',
-        ...(accessToken ? { authorization: `Bearer ${accessToken}` } : {}),
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
+      headers: { accept: 'application/json', ...(accessToken ? { authorization: `Bearer ${accessToken}` } : {}), ...headers },
+      body,
     });
   let response = await call();
   if (response.status === 401) {
@@ -139,7 +138,24 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
     }
   }
   if (!response.ok) throw new ProblemError(await problemOf(response));
+  return response;
+}
+
+/** A JSON call to the API with the access token; 204 answers undefined. */
+export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const response = await authorized(
+    method,
+    path,
+    body === undefined ? {} : { 'content-type': 'application/json' },
+    body === undefined ? undefined : JSON.stringify(body),
+  );
   if (response.status === 204) return undefined as T;
+  return (await response.json()) as T;
+}
+
+/** POSTs a file (a Blob, as a file input gives) as the request body under its own content type; answers the JSON reply. */
+export async function upload<T>(path: string, file: Blob, contentType: string): Promise<T> {
+  const response = await authorized('POST', path, { 'content-type': contentType }, file);
   return (await response.json()) as T;
 }
 

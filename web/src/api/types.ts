@@ -1,86 +1,41 @@
-/** The service's objects as the web interface reads them (openapi.json is the full contract). */
+/**
+ * Names for the service's objects as the web interface reads them. Every type here is an alias of
+ * web/src/api/schema.ts, generated from openapi.json (`npm run web:types`), so a contract change
+ * reaches the pages through the type checker instead of a hand-kept copy.
+ */
+import type { components, operations } from './schema';
 
-export interface Page<T> {
-  count: number;
-  next: string | null;
-  previous: string | null;
-  results: T[];
-}
+type Schemas = components['schemas'];
 
-interface Stamped {
-  id: number;
-  customer: number;
-  created_at: string;
-  updated_at: string;
-}
+/** One page of a list: the envelope every list operation answers, around rows of `T`. */
+export type Page<T> = Omit<operations['audiences_list']['responses'][200]['content']['application/json'], 'results'> & { results: T[] };
 
-export type Role = 'admin' | 'editor' | 'viewer';
-
-export interface CurrentUser {
-  id: number;
-  email: string;
-  customer: number;
-  role: Role;
-  date_joined: string;
-}
-
-export interface Audience extends Stamped {
-  name: string;
-  description: string;
-  source_type: 'rules' | 'model' | 'upload';
-  rules: Record<string, unknown>;
-  model_instance: number | null;
-  min_score: number | null;
-  connections: number[];
-  status: 'draft' | 'active' | 'archived';
-  size: number | null;
-}
-
-export interface Signal extends Stamped {
-  name: string;
-  description: string;
-  signal_type: 'conversion' | 'value' | 'score';
-  status: number;
-  model_instance: number | null;
-  audience: number | null;
-  connection: number | null;
-  config: Record<string, unknown>;
-}
-
-export interface ModelInstance extends Stamped {
-  name: string;
-  model_type: 'propensity' | 'lifetime_value' | 'churn' | 'lookalike';
-  base_model: string;
-  parameters: Record<string, unknown>;
-  status: 'pending' | 'training' | 'ready' | 'failed' | 'archived';
-  metrics: Record<string, unknown>;
-  version: number;
-}
-
-export interface Connection extends Stamped {
-  platform: 'google_ads' | 'meta_ads';
-  external_account_id: string;
-  account_name: string;
-  status: 'active' | 'expired' | 'revoked' | 'error';
-  scopes: string[];
-  connected_by: number | null;
-  token_expires_at: string | null;
-  last_refreshed_at: string | null;
-  status_reason: string | null;
-  reauthorize_required: boolean;
-}
-
-export interface McpToken {
-  id: number;
-  name: string;
-  prefix: string;
-  created_at: string;
-  expires_at: string;
-  last_used_at: string | null;
-  token?: string;
-}
-
-export interface WebConfig {
-  social_providers: string[];
-  ad_platforms: string[];
-}
+export type CurrentUser = Schemas['CurrentUserDto'];
+export type Role = CurrentUser['role'];
+export type Audience = Schemas['AudienceDto'];
+/** An audience as its own page reads it: with its destinations' sync state (SPEC 10.3). */
+export type AudienceDetail = Schemas['AudienceDetailDto'];
+export type AudienceDestination = Schemas['AudienceDestinationDto'];
+/** One sync of an audience to one destination, with its counts (SPEC 10.3). */
+export type SyncRun = Schemas['SyncRunDto'];
+export type SyncRuns = Schemas['SyncRunsDto'];
+export type Signal = Schemas['SignalDto'];
+export type SignalEvent = Schemas['SignalEventDto'];
+/** A person as the API shows one: which kinds of key they have, never an identifier. */
+export type Person = Schemas['PersonDto'];
+export type Consent = Schemas['ConsentDto'];
+export type ModelInstance = Schemas['AiModelInstanceDto'];
+export type Connection = Schemas['ConnectionDto'];
+export type McpToken = Schemas['McpTokenDto'];
+/** A token as its creation answers it: the only time the secret is shown. */
+export type CreatedMcpToken = Schemas['CreatedMcpTokenDto'];
+export type WebConfig = Schemas['WebConfigDto'];
+/** An endpoint that hears of background events (SPEC 10.5), never with its secret. */
+export type Webhook = Schemas['WebhookDto'];
+/** A webhook as its creation answers it: the only time its secret is shown (and after a rotation, `WebhookSecret`). */
+export type CreatedWebhook = Schemas['CreatedWebhookDto'];
+export type WebhookSecret = Schemas['WebhookSecretDto'];
+export type WebhookDelivery = Schemas['WebhookDeliveryDto'];
+/** A file import and its progress: counts, rejects by reason, and a sample of the rejected lines. */
+export type Import = Schemas['ImportDto'];
+export type ImportRowError = Schemas['ImportRowErrorDto'];

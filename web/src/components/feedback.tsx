@@ -71,6 +71,8 @@ export function ConfirmDialog(props: {
   danger?: boolean;
   busy?: boolean;
   problem?: Problem | null;
+  /** Shown under the problem: what to do about it (the links to what keeps a delete from happening). */
+  after?: ComponentChildren;
   onConfirm: () => void;
   onCancel: () => void;
   children: ComponentChildren;
@@ -103,6 +105,7 @@ export function ConfirmDialog(props: {
       >
         <div class="dialog-body">{props.children}</div>
         <ProblemNotice problem={props.problem ?? null} />
+        {props.after}
         <div class="actions">
           <button type="button" class="button" onClick={props.onCancel} disabled={props.busy}>
             Cancel
@@ -138,4 +141,29 @@ export function formatDate(value: string | null): string {
 
 export function StatusBadge(props: { status: string; label?: string }) {
   return <span class={`badge badge-${props.status}`}>{props.label ?? props.status.replace(/_/g, ' ')}</span>;
+}
+
+/**
+ * A page that is not there (an unknown address, an id that is not a number, an object the API
+ * does not find), with the ways back: to the list it belongs to, when there is one, and to the start.
+ */
+export function NotFound(props: { what?: string; back?: { href: string; label: string } }) {
+  return (
+    <>
+      <PageHeader title="Page not found" />
+      <div class="empty">
+        <p>{props.what ?? 'There is no page at this address.'}</p>
+        <ul class="link-list">
+          {props.back ? (
+            <li>
+              <a href={props.back.href}>{props.back.label}</a>
+            </li>
+          ) : null}
+          <li>
+            <a href="/app/audiences">Go to the start page (audiences)</a>
+          </li>
+        </ul>
+      </div>
+    </>
+  );
 }

@@ -1,8 +1,37 @@
-import type { ComponentChildren } from 'preact';
-import { useId } from 'preact/hooks';
+import { type ComponentChildren, createContext } from 'preact';
+import { useContext, useId } from 'preact/hooks';
+
+/**
+ * True inside a form that only shows an object (a viewer's page, an archived object): its fields
+ * are then facts, a term and its value in the form's description list, with nothing to type in and
+ * no required marks. Fields read it themselves, so a page writes its form once for both.
+ */
+export const ReadOnlyFields = createContext(false);
+
+/** Whether the fields here are shown read-only (inside a read-only ResourceForm). */
+export function useReadOnlyFields(): boolean {
+  return useContext(ReadOnlyFields);
+}
+
+/** One field shown read-only: its label as the term, its value (or "None") as the description. */
+export function Fact(props: { label: string; children?: ComponentChildren }) {
+  const empty = props.children === undefined || props.children === null || props.children === '';
+  return (
+    <div class="fact">
+      <dt>{props.label}</dt>
+      <dd>{empty ? <span class="reason">None</span> : props.children}</dd>
+    </div>
+  );
+}
+
+/** Fields side by side on a wide screen; read-only, they are facts of the same list, so no wrapper. */
+export function FieldRow(props: { children: ComponentChildren }) {
+  const readOnly = useReadOnlyFields();
+  return readOnly ? <>{props.children}</> : <div class="field-row">{props.children}</div>;
+}
 
 /** A labelled control with its hint and the API's messages for it (SPEC section 5 `errors`), tied by aria-describedby. */
-function FieldFrame(props: {
+export function FieldFrame(props: {
   id: string;
   label: string;
   hint?: string;
@@ -28,7 +57,7 @@ function FieldFrame(props: {
 }
 
 /** A field's hint and the API's messages for it, under the control; their ids are what `aria-describedby` names. */
-function FieldNotes(props: { id: string; hint?: string; errors?: string[] }) {
+export function FieldNotes(props: { id: string; hint?: string; errors?: string[] }) {
   return (
     <>
       {props.hint ? (
@@ -47,7 +76,7 @@ function FieldNotes(props: { id: string; hint?: string; errors?: string[] }) {
   );
 }
 
-function describedBy(id: string, hint?: string, errors?: string[]): string | undefined {
+export function describedBy(id: string, hint?: string, errors?: string[]): string | undefined {
   const ids = [hint ? `${id}-hint` : '', errors?.length ? `${id}-errors` : ''].filter(Boolean).join(' ');
   return ids || undefined;
 }
@@ -64,7 +93,7 @@ function controlAttributes(id: string, props: Common) {
   };
 }
 
-interface Common {
+export interface Common {
   label: string;
   name: string;
   hint?: string;
@@ -83,6 +112,7 @@ export function TextField(
   },
 ) {
   const id = useId();
+  if (useReadOnlyFields()) return <Fact label={props.label}>{props.type === 'password' ? null : props.value}</Fact>;
   return (
     <FieldFrame id={id} {...props}>
       <input
@@ -102,6 +132,7 @@ export function NumberField(
   props: Common & { value: string; onValue: (value: string) => void; min?: number; max?: number; step?: number | 'any' },
 ) {
   const id = useId();
+  if (useReadOnlyFields()) return <Fact label={props.label}>{props.value}</Fact>;
   return (
     <FieldFrame id={id} {...props}>
       <input
@@ -122,6 +153,10 @@ export function TextArea(
   props: Common & { value: string; onValue: (value: string) => void; rows?: number; maxLength?: number; code?: boolean },
 ) {
   const id = useId();
+  if (useReadOnlyFields())
+    return (
+      <Fact label={props.label}>{props.value.trim() === '' ? null : <pre class={props.code ? 'code' : 'text'}>{props.value}</pre>}</Fact>
+    );
   return (
     <FieldFrame id={id} {...props}>
       <textarea
@@ -144,6 +179,8 @@ export interface Option {
 
 export function SelectField(props: Common & { value: string; onValue: (value: string) => void; options: Option[] }) {
   const id = useId();
+  if (useReadOnlyFields())
+    return <Fact label={props.label}>{props.options.find((option) => option.value === props.value)?.label ?? props.value}</Fact>;
   return (
     <FieldFrame id={id} {...props}>
       <select {...controlAttributes(id, props)} value={props.value} onChange={(event) => props.onValue(event.currentTarget.value)}>
@@ -154,34 +191,5 @@ export function SelectField(props: Common & { value: string; onValue: (value: st
         ))}
       </select>
     </FieldFrame>
-  );
-}
-
-/** Several choices as checkboxes in a fieldset (an audience's destination connections). */
-export function CheckboxGroup(
-  props: Common & { values: string[]; onValues: (values: string[]) => void; options: Option[]; empty: string },
-) {
-  const id = useId();
-  const toggle = (value: string, checked: boolean) =>
-    props.onValues(checked ? [...props.values, value] : props.values.filter((existing) => existing !== value));
-  return (
-    <fieldset class={`field${props.errors?.length ? ' field-invalid' : ''}`} aria-describedby={describedBy(id, props.hint, props.errors)}>
-      <legend>{props.label}</legend>
-      {props.options.length === 0 ? <p class="hint">{props.empty}</p> : null}
-      {props.options.map((option) => (
-        <label key={option.value} class="checkbox">
-          <input
-            type="checkbox"
-            name={props.name}
-            value={option.value}
-            checked={props.values.includes(option.value)}
-            disabled={props.disabled}
-            onChange={(event) => toggle(option.value, event.currentTarget.checked)}
-          />
-          {option.label}
-        </label>
-      ))}
-      <FieldNotes id={id} hint={props.hint} errors={props.errors} />
-    </fieldset>
   );
 }

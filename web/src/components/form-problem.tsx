@@ -1,6 +1,8 @@
 import type { ComponentChildren } from 'preact';
 import type { Problem } from '../api/client';
+import { useId } from 'preact/hooks';
 import { Notice } from './feedback';
+import { ReadOnlyFields } from './fields';
 
 /**
  * What went wrong with a submit, above the form. Messages for the form's own fields (its values'
@@ -29,8 +31,10 @@ export function FormProblem(props: { form: { problem: Problem | null; values: ob
 }
 
 /**
- * An object's create or edit form: the problem above, the fields (all disabled at once when the
- * object is read-only, by their fieldset), and save and cancel below unless read-only.
+ * An object's create or edit form: the problem above, the fields, and save and cancel below. A
+ * read-only object (a viewer's page, an archived object) is no form at all: the same fields show
+ * their values as a list of facts, with nothing to type in, nothing greyed out and no required
+ * marks (issue 25, item 20).
  */
 export function ResourceForm(props: {
   label: string;
@@ -41,6 +45,16 @@ export function ResourceForm(props: {
   onSubmit: () => void;
   children: ComponentChildren;
 }) {
+  const headingId = useId();
+  if (props.readOnly)
+    return (
+      <section class="panel" aria-labelledby={headingId}>
+        <h2 id={headingId}>Details</h2>
+        <ReadOnlyFields.Provider value={true}>
+          <dl class="facts fields-read-only">{props.children}</dl>
+        </ReadOnlyFields.Provider>
+      </section>
+    );
   return (
     <form
       class="form"
@@ -52,19 +66,15 @@ export function ResourceForm(props: {
       }}
     >
       <FormProblem form={props.form} />
-      <fieldset class="fields" disabled={props.readOnly}>
-        {props.children}
-      </fieldset>
-      {props.readOnly ? null : (
-        <div class="actions">
-          <button type="submit" class="button button-primary" disabled={props.form.busy}>
-            {props.form.busy ? 'Saving…' : props.submitLabel}
-          </button>
-          <a class="button" href={props.cancelHref}>
-            Cancel
-          </a>
-        </div>
-      )}
+      {props.children}
+      <div class="actions">
+        <button type="submit" class="button button-primary" disabled={props.form.busy}>
+          {props.form.busy ? 'Saving…' : props.submitLabel}
+        </button>
+        <a class="button" href={props.cancelHref}>
+          Cancel
+        </a>
+      </div>
     </form>
   );
 }

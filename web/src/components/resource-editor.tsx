@@ -3,8 +3,8 @@ import { useEffect, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { api, type Problem, ProblemError } from '../api/client';
 import { useSession } from '../session';
-import { DeleteDialog } from './delete-dialog';
-import { ConfirmDialog, EmptyState, formatDate, Loading, Notice, PageHeader, ProblemNotice, StatusBadge } from './feedback';
+import { type Blocker, DeleteDialog } from './delete-dialog';
+import { ConfirmDialog, formatDate, Loading, Notice, NotFound, PageHeader, ProblemNotice, StatusBadge } from './feedback';
 
 export interface Transition {
   /** The status value the API takes. */
@@ -30,12 +30,19 @@ export function ResourceEditor<T extends Row>(props: {
   apiPath: string;
   appPath: string;
   noun: string;
+  /** The noun for several, where it is not the noun and an s ("people"). */
+  plural?: string;
   titleOf: (row: T) => string;
   status?: (row: T) => { value: string; label: string };
   transitions?: (row: T) => Transition[];
   readOnly?: (row: T) => boolean;
   deleteNote?: string;
+  /** What may keep the object from being deleted, linked from the dialog after a 409. */
+  blockers?: (row: T) => Blocker[];
   form: (args: { row: T | null; readOnly: boolean; onSaved: (row: T) => void }) => VNode;
+  /** What the object has come to, shown under its heading (an audience's size). */
+  summary?: (row: T) => ComponentChildren;
+  /** Shown after the form: what belongs to the object (an audience's members). */
   children?: (row: T) => ComponentChildren;
 }) {
   const { canWrite } = useSession();
@@ -66,14 +73,8 @@ export function ResourceEditor<T extends Row>(props: {
     });
   }, [props.id]);
 
-  if (!valid)
-    return (
-      <EmptyState title="Page not found">
-        <p>
-          There is no {props.noun} here. <a href={props.appPath}>Back to the list</a>.
-        </p>
-      </EmptyState>
-    );
+  const back = { href: props.appPath, label: `Back to the ${props.plural ?? `${props.noun}s`}` };
+  if (!valid) return <NotFound what={`There is no ${props.noun} at this address.`} back={back} />;
   if (creating && !canWrite)
     return <ProblemNotice problem={{ status: 403, code: 'permission_denied', detail: 'Viewers cannot create items.' }} />;
   if (creating)
@@ -83,7 +84,17 @@ export function ResourceEditor<T extends Row>(props: {
         {props.form({ row: null, readOnly: false, onSaved: (created) => location.route(`${props.appPath}/${created.id}?created=1`) })}
       </>
     );
-  if (problem) return <ProblemNotice problem={problem} />;
+  if (problem?.status === 404)
+    return <NotFound what={`This ${props.noun} does not exist, or it is not in your workspace: it may have been deleted.`} back={back} />;
+  if (problem)
+    return (
+      <>
+        <ProblemNotice problem={problem} />
+        <p>
+          <a href={back.href}>{back.label}</a>
+        </p>
+      </>
+    );
   if (!row) return <Loading />;
 
   const readOnly = !canWrite || (props.readOnly?.(row) ?? false);
@@ -117,6 +128,7 @@ export function ResourceEditor<T extends Row>(props: {
       <p class="meta">
         Created {formatDate(row.created_at)} · Updated {formatDate(row.updated_at)} · ID {row.id}
       </p>
+      {props.summary?.(row)}
       {saved ? <Notice kind="success">{saved}</Notice> : null}
       {transitions.length > 0 ? (
         <section class="status-actions" aria-label="Status">
@@ -175,6 +187,7 @@ export function ResourceEditor<T extends Row>(props: {
       <DeleteDialog
         path={deleting ? `${props.apiPath}${props.id}/` : null}
         title={`Delete “${props.titleOf(row)}”?`}
+        blockers={props.blockers?.(row)}
         onClose={(deleted) => (deleted ? location.route(`${props.appPath}?deleted=1`) : setDeleting(false))}
       >
         <p>{props.deleteNote ?? `This cannot be undone.`}</p>

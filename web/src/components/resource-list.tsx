@@ -5,6 +5,8 @@ import { api, type Problem, ProblemError, queryOf } from '../api/client';
 import type { Page } from '../api/types';
 import { EmptyState, Loading, ProblemNotice } from './feedback';
 import type { Option } from './fields';
+import { ReferencePicker } from './reference-picker';
+import type { AnyReferenceSource } from './references';
 
 export interface Column<T> {
   label: string;
@@ -12,11 +14,11 @@ export interface Column<T> {
   numeric?: boolean;
 }
 
-export interface Filter {
-  name: string;
-  label: string;
-  options: Option[];
-}
+/**
+ * One of the list's filters, by the API's query parameter `name`: a choice among fixed `options`,
+ * or an object of another list, picked by name (`reference`: the signals of one audience).
+ */
+export type Filter = { name: string; label: string } & ({ options: Option[] } | { reference: AnyReferenceSource });
 
 const PAGE_SIZE = 20;
 
@@ -34,21 +36,26 @@ export function ResourceList<T extends { id: number }>(props: {
   empty: ComponentChildren;
   /** Changes when the list must be read again (after an action on a row). */
   version?: number;
-  /** False where the API has no `search` filter (connections). */
+  /** False where the API has no `search` filter (imports). */
   searchable?: boolean;
+  /** The query parameter the search box fills and its label, where it is not `search` over names (people: an exact `external_id`). */
+  search?: { param: string; label: string };
+  /** Told each page as it is read (the Syncs page reads again while a listed run is in progress). */
+  onPage?: (page: Page<T>) => void;
 }) {
   const searchable = props.searchable ?? true;
+  const searchParam = props.search?.param ?? 'search';
   const location = useLocation();
   const query = location.query;
   const [page, setPage] = useState<Page<T> | null>(null);
   const [problem, setProblem] = useState<Problem | null>(null);
-  const [search, setSearch] = useState(query.search ?? '');
+  const [search, setSearch] = useState(query[searchParam] ?? '');
   const pageNumber = Math.max(1, Number(query.page ?? '1') || 1);
-  const filtered = props.filters.some((filter) => query[filter.name]) || Boolean(query.search);
+  const filtered = props.filters.some((filter) => query[filter.name]) || Boolean(query[searchParam]);
 
   const apiQuery = {
     ...Object.fromEntries(props.filters.map((filter) => [filter.name, query[filter.name]])),
-    search: query.search,
+    [searchParam]: query[searchParam],
     ordering: query.ordering,
     page: pageNumber > 1 ? pageNumber : undefined,
     page_size: PAGE_SIZE,
@@ -58,7 +65,11 @@ export function ResourceList<T extends { id: number }>(props: {
     let current = true;
     setProblem(null);
     api<Page<T>>('GET', `${props.apiPath}${queryOf(apiQuery)}`).then(
-      (answer) => current && setPage(answer),
+      (answer) => {
+        if (!current) return;
+        setPage(answer);
+        props.onPage?.(answer);
+      },
       (error: unknown) => {
         if (!current) return;
         // A page past the end (rows were deleted meanwhile): back to the first page.
@@ -71,12 +82,12 @@ export function ResourceList<T extends { id: number }>(props: {
     };
   }, [location.url, props.version]);
 
-  useEffect(() => setSearch(query.search ?? ''), [query.search]);
+  useEffect(() => setSearch(query[searchParam] ?? ''), [query[searchParam]]);
 
   /** The list's own state in the address (filters, search, ordering, page), and nothing else: a notice's flag does not follow. */
   function navigate(changes: Record<string, string | undefined>, replace = false) {
     const kept = Object.fromEntries(
-      [...props.filters.map((filter) => filter.name), 'search', 'ordering'].map((name) => [name, query[name]]),
+      [...props.filters.map((filter) => filter.name), searchParam, 'ordering'].map((name) => [name, query[name]]),
     );
     location.route(`${props.appPath}${queryOf({ ...kept, ...changes })}`, replace);
   }
@@ -91,12 +102,12 @@ export function ResourceList<T extends { id: number }>(props: {
         role="search"
         onSubmit={(event) => {
           event.preventDefault();
-          navigate({ search: search.trim() || undefined });
+          navigate({ [searchParam]: search.trim() || undefined });
         }}
       >
         {searchable ? (
           <div class="filter">
-            <label for="list-search">Search by name</label>
+            <label for="list-search">{props.search?.label ?? 'Search by name'}</label>
             <div class="search-box">
               <input
                 id="list-search"
@@ -114,18 +125,30 @@ export function ResourceList<T extends { id: number }>(props: {
         {props.filters.map((filter) => (
           <div class="filter" key={filter.name}>
             <label for={`filter-${filter.name}`}>{filter.label}</label>
-            <select
-              id={`filter-${filter.name}`}
-              value={query[filter.name] ?? ''}
-              onChange={(event) => navigate({ [filter.name]: event.currentTarget.value || undefined })}
-            >
-              <option value="">Any</option>
-              {filter.options.map((option) => (
-                <option key={option.value} value={option.value}>
-                  {option.label}
-                </option>
-              ))}
-            </select>
+            {'reference' in filter ? (
+              <ReferencePicker
+                id={`filter-${filter.name}`}
+                label={filter.label}
+                source={filter.reference}
+                value={query[filter.name] ?? ''}
+                noneLabel="Any"
+                placeholder="Any"
+                onValue={(value) => navigate({ [filter.name]: value || undefined })}
+              />
+            ) : (
+              <select
+                id={`filter-${filter.name}`}
+                value={query[filter.name] ?? ''}
+                onChange={(event) => navigate({ [filter.name]: event.currentTarget.value || undefined })}
+              >
+                <option value="">Any</option>
+                {filter.options.map((option) => (
+                  <option key={option.value} value={option.value}>
+                    {option.label}
+                  </option>
+                ))}
+              </select>
+            )}
           </div>
         ))}
         <div class="filter">

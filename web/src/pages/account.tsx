@@ -44,7 +44,7 @@ export function AccountPage() {
       <section class="panel" aria-labelledby="link-heading">
         <h2 id="link-heading">Sign-in methods</h2>
         {config.social_providers.length === 0 ? (
-          <p>No social sign-in is configured on this server.</p>
+          <p>Signing in with Google or Facebook is not set up. Ask your administrator if you would like to use it.</p>
         ) : (
           <>
             <p>Link a Google or Facebook account to sign in with it instead of your password.</p>

@@ -1,6 +1,8 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useId, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { api, type Problem, ProblemError } from '../api/client';
+import { CONNECTION_PLATFORMS, CONNECTION_STATUSES } from '../api/enums';
+import { PLATFORMS, platformLabel } from '../api/platforms';
 import type { Connection } from '../api/types';
 import { ConfirmDialog, EmptyState, formatDate, Notice, PageHeader, ProblemNotice, StatusBadge } from '../components/feedback';
 import { TextField } from '../components/fields';
@@ -13,11 +15,6 @@ import { useSession } from '../session';
 
 const API = '/api/v1/connections/';
 const APP = '/app/connections';
-const PLATFORMS: Record<string, { slug: string; label: string }> = {
-  google_ads: { slug: 'google-ads', label: 'Google Ads' },
-  meta_ads: { slug: 'meta-ads', label: 'Meta Ads' },
-};
-const platformLabel = (platform: string) => PLATFORMS[platform]?.label ?? platform;
 
 /** What the connection flow's `error=` codes (docs/ad-connections.md) mean to the person who clicked "Connect". */
 const FLOW_ERRORS: Record<string, string> = {
@@ -37,14 +34,31 @@ const FLOW_ERRORS: Record<string, string> = {
   server_error: 'Something went wrong on our side. Try again shortly.',
 };
 
+/** Google's policy an admin accepts for Customer Match (SPEC 10.3); a link for the reader, never fetched by the app. */
+const CUSTOMER_MATCH_POLICY = 'https://support.google.com/adspolicy/answer/6299717';
+
+/**
+ * What stands between a connection and its use, said for a marketer. A Google grant without the
+ * Data Manager permission (`scope_missing`, SPEC 10.3) still delivers signals, so it is worded as a
+ * missing permission for audiences rather than as a broken connection.
+ */
+function reasonText(row: Connection, canWrite: boolean): string {
+  if (row.status_reason === 'scope_missing')
+    return canWrite
+      ? 'Audiences cannot sync to this account yet: Google did not give us permission to upload audience lists. Reconnect and allow every permission Google asks for.'
+      : 'Audiences cannot sync to this account yet: Google did not give us permission to upload audience lists. An admin or editor can reconnect it.';
+  return row.status_reason ? row.status_reason.replace(/_/g, ' ') : '';
+}
+
 /** Starts an OAuth flow (SPEC section 6): the service answers where to send the browser; it comes back here with the outcome. */
-async function startFlow(slug: string): Promise<void> {
+export async function startFlow(slug: string): Promise<void> {
   const started = await api<{ authorization_url: string }>('POST', `/oauth/connections/${slug}/start`, { return_to: APP });
   window.location.assign(started.authorization_url);
 }
 
 export function ConnectionsPage() {
-  const { canWrite, config } = useSession();
+  const { canWrite, config, user } = useSession();
+  const isAdmin = user.role === 'admin';
   const location = useLocation();
   // A flow's outcome (SPEC section 6: platform, connected or error) is read once, then dropped
   // from the address, so a reload does not repeat it and `platform` does not filter the list.
@@ -58,6 +72,7 @@ export function ConnectionsPage() {
   const [version, setVersion] = useState(0);
   const [editing, setEditing] = useState<Connection | null>(null);
   const [removing, setRemoving] = useState<Connection | null>(null);
+  const [terms, setTerms] = useState<Connection | null>(null);
   const [done, setDone] = useState<string | null>(null);
   const platform = query.platform ? platformLabel(query.platform) : 'the ad platform';
 
@@ -87,9 +102,11 @@ export function ConnectionsPage() {
         </Notice>
       ) : null}
       {query.error ? <Notice kind="error">{FLOW_ERRORS[query.error] ?? `Connecting ${platform} failed (${query.error}).`}</Notice> : null}
+      {/* Said for the marketer who reads it; how an operator turns platforms on is in docs/ad-connections.md, not here. */}
       {canWrite && config.ad_platforms.length === 0 ? (
         <Notice kind="info">
-          No ad platform is configured on this server: the operator sets GOOGLE_ADS_* or META_* (see docs/ad-connections.md).
+          Connecting Google Ads or Meta Ads accounts is not set up yet. Ask your administrator to set up ad platform connections, then come
+          back here to connect your accounts.
         </Notice>
       ) : null}
       {done ? <Notice kind="success">{done}</Notice> : null}
@@ -99,10 +116,10 @@ export function ConnectionsPage() {
         appPath={APP}
         caption="Connections"
         version={version}
-        searchable={false}
+        search={{ param: 'search', label: 'Search by account name' }}
         filters={[
-          { name: 'platform', label: 'Platform', options: Object.entries(PLATFORMS).map(([value, { label }]) => ({ value, label })) },
-          { name: 'status', label: 'Status', options: enumOptions(['active', 'expired', 'revoked', 'error']) },
+          { name: 'platform', label: 'Platform', options: CONNECTION_PLATFORMS.map((value) => ({ value, label: PLATFORMS[value].label })) },
+          { name: 'status', label: 'Status', options: enumOptions(CONNECTION_STATUSES) },
         ]}
         orderings={[
           { value: 'name', label: 'Account name (A–Z)' },
@@ -128,7 +145,19 @@ export function ConnectionsPage() {
             cell: (row) => (
               <>
                 <StatusBadge status={row.status} />
-                {row.status_reason ? <small class="reason"> {row.status_reason.replace(/_/g, ' ')}</small> : null}
+                {row.status_reason ? <small class="reason"> {reasonText(row, canWrite)}</small> : null}
+                {row.platform === 'google_ads' ? (
+                  <>
+                    <br />
+                    <small class="reason">
+                      {row.customer_match_terms_accepted
+                        ? 'Customer Match terms accepted.'
+                        : isAdmin
+                          ? 'Customer Match terms not accepted yet: audiences cannot sync to this account until you accept them.'
+                          : 'Customer Match terms not accepted yet: audiences cannot sync to this account until an admin accepts them.'}
+                    </small>
+                  </>
+                ) : null}
               </>
             ),
           },
@@ -138,7 +167,7 @@ export function ConnectionsPage() {
             cell: (row) =>
               canWrite ? (
                 <div class="row-actions">
-                  {row.reauthorize_required && config.ad_platforms.includes(PLATFORMS[row.platform]?.slug) ? (
+                  {row.reauthorize_required && config.ad_platforms.includes(PLATFORMS[row.platform].slug) ? (
                     <button type="button" class="button button-primary" onClick={() => connect(PLATFORMS[row.platform].slug)}>
                       Reconnect<span class="visually-hidden"> {row.account_name}</span>
                     </button>
@@ -146,6 +175,11 @@ export function ConnectionsPage() {
                   <button type="button" class="button" onClick={() => setEditing(row)}>
                     Rename<span class="visually-hidden"> {row.account_name}</span>
                   </button>
+                  {isAdmin && row.platform === 'google_ads' ? (
+                    <button type="button" class="button" onClick={() => setTerms(row)}>
+                      Customer Match terms<span class="visually-hidden"> of {row.account_name}</span>
+                    </button>
+                  ) : null}
                   <button type="button" class="button button-danger" onClick={() => setRemoving(row)}>
                     Delete<span class="visually-hidden"> {row.account_name}</span>
                   </button>
@@ -167,6 +201,16 @@ export function ConnectionsPage() {
           setEditing(null);
           if (saved) {
             setDone('Connection renamed.');
+            setVersion((value) => value + 1);
+          }
+        }}
+      />
+      <TermsDialog
+        connection={terms}
+        onClose={(accepted) => {
+          setTerms(null);
+          if (accepted !== undefined) {
+            setDone(accepted ? 'Customer Match terms accepted.' : 'Customer Match terms withdrawn.');
             setVersion((value) => value + 1);
           }
         }}
@@ -212,6 +256,57 @@ function RenameDialog(props: { connection: Connection | null; onClose: (saved: b
     >
       <FormProblem form={form} />
       <TextField label="Account name" {...form.bind('account_name')} required maxLength={255} />
+    </ConfirmDialog>
+  );
+}
+
+/**
+ * An admin declares Google's Customer Match terms accepted for one Google Ads account (SPEC 10.3).
+ * The API refuses anyone else, so the button is only offered to admins.
+ */
+function TermsDialog(props: { connection: Connection | null; onClose: (accepted?: boolean) => void }) {
+  const form = useForm({ accepted: false });
+  const checkboxId = useId();
+  const explanationId = useId();
+  useEffect(() => {
+    form.setProblem(null);
+    if (props.connection) form.setValues({ accepted: props.connection.customer_match_terms_accepted });
+  }, [props.connection?.id]);
+  const save = () =>
+    form.submit(async () => {
+      if (!props.connection) return;
+      await api('PATCH', `${API}${props.connection.id}/`, { customer_match_terms_accepted: form.values.accepted });
+      props.onClose(form.values.accepted);
+    });
+  return (
+    <ConfirmDialog
+      open={props.connection !== null}
+      title="Customer Match terms"
+      confirmLabel="Save"
+      busy={form.busy}
+      onConfirm={() => void save()}
+      onCancel={() => props.onClose()}
+    >
+      <FormProblem form={form} />
+      <p id={explanationId}>
+        Google only takes audience lists built from your customers’ data (Customer Match) from advertisers who accept its terms for that
+        use. Audiences sync to “{props.connection?.account_name}” only once your organisation accepts them. Read{' '}
+        <a href={CUSTOMER_MATCH_POLICY} target="_blank" rel="noopener noreferrer">
+          Google’s Customer Match policy
+        </a>{' '}
+        before you accept.
+      </p>
+      <label class="checkbox" for={checkboxId}>
+        <input
+          id={checkboxId}
+          type="checkbox"
+          name="customer_match_terms_accepted"
+          aria-describedby={explanationId}
+          checked={form.values.accepted}
+          onChange={(event) => form.setValues({ accepted: event.currentTarget.checked })}
+        />
+        My organisation accepts Google’s Customer Match terms for this account
+      </label>
     </ConfirmDialog>
   );
 }

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type Problem, ProblemError } from '../api/client';
-import type { McpToken, Page } from '../api/types';
+import type { CreatedMcpToken, McpToken, Page } from '../api/types';
 import { DeleteDialog } from '../components/delete-dialog';
 import { EmptyState, formatDate, Loading, Notice, PageHeader, ProblemNotice } from '../components/feedback';
 import { NumberField, TextField } from '../components/fields';
@@ -18,7 +18,7 @@ export function clientConfiguration(token: string): string {
 export function McpTokensPage() {
   const [tokens, setTokens] = useState<McpToken[] | null>(null);
   const [problem, setProblem] = useState<Problem | null>(null);
-  const [created, setCreated] = useState<McpToken | null>(null);
+  const [created, setCreated] = useState<CreatedMcpToken | null>(null);
   const [revoking, setRevoking] = useState<McpToken | null>(null);
   const [revoked, setRevoked] = useState<string | null>(null);
 
@@ -42,7 +42,7 @@ export function McpTokensPage() {
           void load();
         }}
       />
-      {created?.token ? <NewToken token={created} onDismiss={() => setCreated(null)} /> : null}
+      {created ? <NewToken token={created} onDismiss={() => setCreated(null)} /> : null}
       {revoked ? <Notice kind="success">{revoked}</Notice> : null}
       <ProblemNotice problem={problem} />
       <section aria-labelledby="tokens-heading">
@@ -108,7 +108,7 @@ export function McpTokensPage() {
   );
 }
 
-function CreateTokenForm(props: { onCreated: (token: McpToken) => void }) {
+function CreateTokenForm(props: { onCreated: (token: CreatedMcpToken) => void }) {
   const form = useForm({ name: '', expires_in_days: '90' });
   const create = () =>
     form.submit(async () => {
@@ -116,7 +116,7 @@ function CreateTokenForm(props: { onCreated: (token: McpToken) => void }) {
         name: form.values.name,
         expires_in_days: form.values.expires_in_days === '' ? undefined : Number(form.values.expires_in_days),
       };
-      props.onCreated(await api<McpToken>('POST', API, body));
+      props.onCreated(await api<CreatedMcpToken>('POST', API, body));
       form.setValues({ name: '', expires_in_days: '90' });
     });
   return (
@@ -144,9 +144,9 @@ function CreateTokenForm(props: { onCreated: (token: McpToken) => void }) {
 }
 
 /** The secret, once: with a copy button for the ready client configuration. */
-function NewToken(props: { token: McpToken; onDismiss: () => void }) {
+function NewToken(props: { token: CreatedMcpToken; onDismiss: () => void }) {
   const [copied, setCopied] = useState<string | null>(null);
-  const configuration = clientConfiguration(props.token.token ?? '');
+  const configuration = clientConfiguration(props.token.token);
   const copy = async (text: string, what: string) => {
     try {
       await navigator.clipboard.writeText(text);

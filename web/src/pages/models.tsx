@@ -1,18 +1,19 @@
 import { useRoute } from 'preact-iso';
 import { api } from '../api/client';
+import { MODEL_STATUSES, MODEL_TYPES } from '../api/enums';
+import { MODEL_TRANSITIONS } from '../api/status-transitions';
 import type { ModelInstance } from '../api/types';
 import { StatusBadge } from '../components/feedback';
-import { SelectField, TextArea, TextField } from '../components/fields';
+import { FieldRow, SelectField, TextArea, TextField } from '../components/fields';
 import { ResourceForm } from '../components/form-problem';
 import { parseJsonObject, useForm } from '../components/form';
 import { enumOptions } from '../components/lookups';
-import { ResourceEditor, type Transition } from '../components/resource-editor';
+import { AUDIENCES, SIGNALS } from '../components/references';
+import { ResourceEditor } from '../components/resource-editor';
 import { ResourceIndex } from '../components/resource-index';
 
 const API = '/api/v1/ai-model-instances/';
 const APP = '/app/models';
-const MODEL_TYPES = ['propensity', 'lifetime_value', 'churn', 'lookalike'] as const;
-const STATUSES = ['pending', 'training', 'ready', 'failed', 'archived'] as const;
 
 export function ModelsPage() {
   return (
@@ -23,7 +24,7 @@ export function ModelsPage() {
       apiPath={API}
       appPath={APP}
       filters={[
-        { name: 'status', label: 'Status', options: enumOptions(STATUSES) },
+        { name: 'status', label: 'Status', options: enumOptions(MODEL_STATUSES) },
         { name: 'model_type', label: 'Type', options: enumOptions(MODEL_TYPES) },
       ]}
       columns={[
@@ -35,22 +36,6 @@ export function ModelsPage() {
       emptyText="A model instance scores people for audiences and signals."
     />
   );
-}
-
-/** SPEC section 3: pending→training, training→ready/failed, ready/failed→training, any→archived. */
-function transitions(row: ModelInstance): Transition[] {
-  const archive = { to: 'archived', label: 'Archive', confirm: 'An archived model is final: it can never change again.' };
-  switch (row.status) {
-    case 'pending':
-      return [{ to: 'training', label: 'Start training' }, archive];
-    case 'training':
-      return [{ to: 'ready', label: 'Mark ready' }, { to: 'failed', label: 'Mark failed' }, archive];
-    case 'ready':
-    case 'failed':
-      return [{ to: 'training', label: 'Retrain' }, archive];
-    default:
-      return [];
-  }
 }
 
 export function ModelPage() {
@@ -65,9 +50,13 @@ export function ModelPage() {
       noun="model"
       titleOf={(row) => row.name}
       status={(row) => ({ value: row.status, label: row.status })}
-      transitions={transitions}
+      transitions={(row) => MODEL_TRANSITIONS[row.status]}
       readOnly={(row) => row.status === 'archived'}
       deleteNote="A model that an audience or signal still uses cannot be deleted; archive it instead."
+      blockers={(row) => [
+        { source: AUDIENCES, param: 'model_instance', id: row.id },
+        { source: SIGNALS, param: 'model_instance', id: row.id },
+      ]}
       form={(args) => <ModelForm {...args} />}
     >
       {(row) =>
@@ -113,10 +102,10 @@ function ModelForm(props: { row: ModelInstance | null; readOnly: boolean; onSave
       onSubmit={() => void save()}
     >
       <TextField label="Name" {...form.bind('name')} required maxLength={255} />
-      <div class="field-row">
+      <FieldRow>
         <SelectField label="Type" {...form.bind('model_type')} required options={enumOptions(MODEL_TYPES)} />
         <TextField label="Base model" {...form.bind('base_model')} required maxLength={100} hint="For example gbm-v3." />
-      </div>
+      </FieldRow>
       <TextArea label="Parameters (JSON)" {...form.bind('parameters')} code rows={6} hint="A JSON object." />
     </ResourceForm>
   );

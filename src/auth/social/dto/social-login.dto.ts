@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ID_SCHEMA } from '../../../common/validation/fields.js';
 import { RequiredString, TextField } from '../../../common/validation/fields.js';
+import { RANDOM_SECRET_PATTERN } from '../../../common/crypto/secret-hash.js';
 import { TokenPairDto } from '../../dto/jwt.dto.js';
 
 /** The GET's query: where the provider sends the browser back. */
@@ -44,6 +45,7 @@ export class SocialLoginDto {
     max: 128,
     optional: true,
     default: undefined,
+    pattern: RANDOM_SECRET_PATTERN,
     description: 'The `state` from the callback (required): single use, valid for 10 minutes.',
     example: 'q3Hk0vVQ2l9zR4sE2n3t8pX1yB6cD0fA5gH7jK9mL2o',
   })
@@ -53,6 +55,7 @@ export class SocialLoginDto {
     max: 2048,
     optional: true,
     default: undefined,
+    format: 'uri',
     description: "Google's `iss` from the callback (RFC 9207), passed on as received; when present it must be Google's issuer.",
     example: 'https://accounts.google.com',
   })
@@ -62,6 +65,7 @@ export class SocialLoginDto {
     max: 2048,
     optional: true,
     default: undefined,
+    format: 'uri',
     description: 'Optional: the redirect URI of the GET; when sent it must be the one the state was issued for.',
     example: 'https://app.example.com/auth/callback/google',
   })
@@ -90,7 +94,7 @@ export class SocialLoginUserDto {
   @ApiProperty({ ...ID_SCHEMA, example: 42 })
   id: number;
 
-  @ApiProperty({ example: 'ana@acme.example', maxLength: 254 })
+  @ApiProperty({ example: 'ana@acme.example', format: 'email', maxLength: 254 })
   email: string;
 }
 

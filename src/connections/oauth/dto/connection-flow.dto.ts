@@ -1,11 +1,15 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { TextField } from '../../../common/validation/fields.js';
 
+/** A path under /app of characters a path may hold (RFC 3986 `pchar`); connection-flow.service.ts also refuses dot segments. */
+export const RETURN_TO_PATTERN = "^/app(/[A-Za-z0-9._~!$&'()*+,;=:@%-]*)*$";
+
 export class StartConnectionFlowDto {
   @TextField({
     max: 512,
     optional: true,
     default: undefined,
+    pattern: RETURN_TO_PATTERN,
     description:
       'The page of the web interface the browser lands on afterwards (a path under `/app`, never an absolute URL), with ' +
       '`connected=N` or `error=<code>` and `platform` added to its query. Default `/app/connections`.',

@@ -1,5 +1,8 @@
 import { providerCall as callProvider, ProviderUnreachableError } from '../../../common/http/provider-call.js';
+import type { AppConfig } from '../../../config/app-config.js';
 import type { Platform } from '../../connection.entity.js';
+import type { StoredTokens } from '../../connections.repository.js';
+import type { EncryptedToken } from '../../token-cipher.js';
 
 /** What an OAuth grant gave: plaintext only in memory, on its way to TokenCipher. */
 export interface GrantedTokens {
@@ -49,6 +52,23 @@ export interface AdPlatformClient {
   /** A new access token from the stored grant (Google: refresh token; Meta: the long-lived token). */
   refresh(stored: { accessToken: string | null; refreshToken: string | null }): Promise<GrantedTokens>;
 }
+
+/** The call that revokes a stored grant at its platform; it carries a plaintext token, so it never reaches a log. */
+export interface RevocationRequest {
+  url: URL;
+  init: RequestInit;
+}
+
+/**
+ * How a platform's stored grant is revoked when its connection is deleted, or undefined when no
+ * token is stored. It needs none of the OAuth app's settings: a connection made while the app was
+ * configured can still be revoked after the app is removed.
+ */
+export type GrantRevocation = (
+  tokens: StoredTokens,
+  decrypt: (token: EncryptedToken) => string,
+  config: Pick<AppConfig, 'googleOauthRevokeUrl' | 'metaGraphUrl'>,
+) => RevocationRequest | undefined;
 
 /** The shared provider call (src/common/http/provider-call.ts), its unreachable provider as `provider_unavailable`. */
 export async function providerCall(

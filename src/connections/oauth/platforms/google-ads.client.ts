@@ -1,8 +1,15 @@
 import type { GoogleAdsConfig } from '../../../config/app-config.js';
-import { type AdAccount, type AdPlatformClient, expiryOf, type GrantedTokens, PlatformError, providerCall } from './ad-platform-client.js';
+import {
+  type AdAccount,
+  type AdPlatformClient,
+  expiryOf,
+  type GrantedTokens,
+  type GrantRevocation,
+  PlatformError,
+  providerCall,
+} from './ad-platform-client.js';
 import { objectOf } from '../../../common/http/provider-call.js';
-
-export const ADWORDS_SCOPE = 'https://www.googleapis.com/auth/adwords';
+import { ADWORDS_SCOPE, GOOGLE_ADS_SCOPES } from '../../connection-readiness.js';
 
 /** At most this many accounts are named one by one after listAccessibleCustomers; the rest keep a generated name. */
 const NAMED_ACCOUNTS = 50;
@@ -12,6 +19,13 @@ const NAMED_ACCOUNTS = 50;
  * Ads REST API: `customers:listAccessibleCustomers` (the accounts the grant reaches) and one
  * `googleAds:search` per account for its descriptive name. Every request carries the
  * `developer-token` header. https://developers.google.com/google-ads/api/rest/overview
+ *
+ * The grant asks for `adwords` and `datamanager` (SPEC 10.3) with incremental authorization
+ * (`include_granted_scopes=true`), and the token answer's `scope` says what was granted: Google's
+ * consent screen lets a person untick a scope, so `adwords` alone still makes a connection, one
+ * that reports `scope_missing` until it is reconnected with both.
+ * https://developers.google.com/identity/protocols/oauth2/web-server#creatingclient
+ * https://developers.google.com/identity/protocols/oauth2/web-server#incrementalAuth
  */
 export class GoogleAdsClient implements AdPlatformClient {
   readonly platform = 'google_ads';
@@ -29,7 +43,10 @@ export class GoogleAdsClient implements AdPlatformClient {
       client_id: this.settings.clientId,
       redirect_uri: request.redirectUri,
       response_type: 'code',
-      scope: ADWORDS_SCOPE,
+      scope: GOOGLE_ADS_SCOPES.join(' '),
+      // The new grant also covers what this person granted the app before, so a reconnect never
+      // narrows a connection that other scopes of the same app already reached.
+      include_granted_scopes: 'true',
       // A refresh token, and a consent screen every time so Google issues a new one.
       access_type: 'offline',
       prompt: 'consent',
@@ -152,3 +169,20 @@ export class GoogleAdsClient implements AdPlatformClient {
     };
   }
 }
+
+/**
+ * Revoking the refresh token also kills the access tokens minted from it; an access token alone
+ * revokes the grant too. https://developers.google.com/identity/protocols/oauth2/web-server#tokenrevoke
+ */
+export const revokeGoogleAdsGrant: GrantRevocation = (tokens, decrypt, config) => {
+  const stored = tokens.refreshToken ?? tokens.accessToken;
+  if (!stored) return undefined;
+  return {
+    url: new URL(config.googleOauthRevokeUrl),
+    init: {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: decrypt(stored) }).toString(),
+    },
+  };
+};

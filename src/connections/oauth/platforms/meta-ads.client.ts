@@ -1,6 +1,14 @@
 import { appSecretProof, graphErrorReason } from '../../../common/http/meta-graph.js';
 import type { MetaAdsConfig } from '../../../config/app-config.js';
-import { type AdAccount, type AdPlatformClient, expiryOf, type GrantedTokens, PlatformError, providerCall } from './ad-platform-client.js';
+import {
+  type AdAccount,
+  type AdPlatformClient,
+  expiryOf,
+  type GrantedTokens,
+  type GrantRevocation,
+  PlatformError,
+  providerCall,
+} from './ad-platform-client.js';
 import { objectOf } from '../../../common/http/provider-call.js';
 
 export const META_SCOPES = ['ads_management', 'ads_read'] as const;
@@ -145,3 +153,14 @@ function graphFailure(body: unknown): PlatformError {
   }
   return new PlatformError('provider_error', `Meta answered with an error (${graphErrorReason(body)}).`);
 }
+
+/**
+ * Meta grants have no refresh token: the long-lived user access token is the grant.
+ * https://developers.facebook.com/docs/facebook-login/guides/permissions/request-revoke
+ */
+export const revokeMetaAdsGrant: GrantRevocation = (tokens, decrypt, config) => {
+  if (!tokens.accessToken) return undefined;
+  const url = new URL(`${config.metaGraphUrl}/me/permissions`);
+  url.searchParams.set('access_token', decrypt(tokens.accessToken));
+  return { url, init: { method: 'DELETE' } };
+};

@@ -1,0 +1,192 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import type { Repository } from 'typeorm';
+import { Audience } from '../audiences/audience.entity.js';
+import { TenantContext } from '../common/tenancy/tenant-context.js';
+import { TenantRepository } from '../common/tenancy/tenant-repository.js';
+import type { Transaction } from '../common/tenancy/transactions.js';
+
+/** Who should be a member: a SELECT of person ids as `id`, over the workspace's rows, with its parameters from `$3` on. */
+export interface WantedMembers {
+  readonly sql: string;
+  readonly parameters: unknown[];
+}
+
+/** What a recompute changed. */
+export interface RecomputeOutcome {
+  size: number;
+  added: number;
+  removed: number;
+}
+
+/**
+ * All SQL about audience members (SPEC 10.2), part of the audience aggregate. A recompute is one
+ * statement over sets: the wanted people once, an anti-join to insert the new members and one to
+ * delete the gone, never a row at a time.
+ */
+@Injectable()
+export class MembershipsRepository extends TenantRepository<Audience> {
+  constructor(@InjectRepository(Audience) audiences: Repository<Audience>, tenants: TenantContext) {
+    super(audiences, tenants, 'audience');
+  }
+
+  /**
+   * The audience a recompute works on, held FOR KEY SHARE until the transaction ends, as a foreign
+   * key check would hold it: a delete waits for the recompute and then removes the members it
+   * wrote (a PATCH, which locks the row FOR UPDATE, waits too).
+   */
+  async heldForRecompute(audienceId: number, transaction: Transaction): Promise<Audience | undefined> {
+    const { rows } = await this.tenantQuery<Audience>(
+      `SELECT id, source_type AS "sourceType", rules, status, model_instance_id AS "modelInstanceId", min_score AS "minScore"
+         FROM audiences WHERE customer_id = $1 AND id = $2 FOR KEY SHARE`,
+      [audienceId],
+      transaction,
+    );
+    return rows[0];
+  }
+
+  /** Makes the audience's members exactly `wanted`: inserts the new, deletes the gone, counts the rest. */
+  async recompute(audienceId: number, wanted: WantedMembers, transaction: Transaction): Promise<RecomputeOutcome> {
+    const { rows } = await this.tenantQuery<{ size: string; added: string; removed: string }>(
+      `WITH wanted AS MATERIALIZED (${wanted.sql}),
+       added AS (
+         INSERT INTO audience_members (customer_id, audience_id, person_id)
+         SELECT $1, $2, w.id FROM wanted w
+          WHERE NOT EXISTS (SELECT 1 FROM audience_members m WHERE m.customer_id = $1 AND m.audience_id = $2 AND m.person_id = w.id)
+         ORDER BY w.id
+         RETURNING 1),
+       removed AS (
+         DELETE FROM audience_members m
+          WHERE m.customer_id = $1 AND m.audience_id = $2 AND NOT EXISTS (SELECT 1 FROM wanted w WHERE w.id = m.person_id)
+         RETURNING 1)
+       SELECT (SELECT count(*) FROM wanted) AS size, (SELECT count(*) FROM added) AS added, (SELECT count(*) FROM removed) AS removed`,
+      [audienceId, ...wanted.parameters],
+      transaction,
+    );
+    const row = rows[0]!;
+    return { size: Number(row.size), added: Number(row.added), removed: Number(row.removed) };
+  }
+
+  /** The people a rules tree selects, as `recompute` takes them (the condition is compiled SQL over `people p`). */
+  static rulesWanted(condition: string, parameters: unknown[]): WantedMembers {
+    return { sql: `SELECT p.id FROM people p WHERE p.customer_id = $1 AND ${condition}`, parameters };
+  }
+
+  /** The people whose score from the model's current version reaches the threshold (every scored person without one). */
+  static modelWanted(modelInstanceId: number, version: number, minScore: number | null): WantedMembers {
+    return {
+      sql: `SELECT s.person_id AS id FROM model_scores s
+             WHERE s.customer_id = $1 AND s.model_instance_id = $3 AND s.version = $4 AND ($5::double precision IS NULL OR s.score >= $5)`,
+      parameters: [modelInstanceId, version, minScore],
+    };
+  }
+
+  async count(audienceId: number, transaction: Transaction): Promise<number> {
+    const { rows } = await this.tenantQuery<{ count: string }>(
+      'SELECT count(*) AS count FROM audience_members WHERE customer_id = $1 AND audience_id = $2',
+      [audienceId],
+      transaction,
+    );
+    return Number(rows[0]?.count ?? 0);
+  }
+
+  /** Records the computed size; the audience's own `updated_at` is its configuration's and stays. */
+  async setComputed(audienceId: number, size: number, transaction: Transaction): Promise<void> {
+    await this.tenantQuery(
+      'UPDATE audiences SET size = $3, members_updated_at = now() WHERE customer_id = $1 AND id = $2',
+      [audienceId, size],
+      transaction,
+    );
+  }
+
+  /** Adds people to an upload audience; answers how many were not members yet. */
+  async add(audienceId: number, personIds: number[], transaction: Transaction): Promise<number> {
+    if (personIds.length === 0) return 0;
+    const { rows } = await this.tenantQuery(
+      `INSERT INTO audience_members (customer_id, audience_id, person_id)
+       SELECT $1, $2, person_id FROM unnest($3::bigint[]) AS person_id ORDER BY person_id
+       ON CONFLICT DO NOTHING RETURNING person_id`,
+      [audienceId, personIds],
+      transaction,
+    );
+    return rows.length;
+  }
+
+  /** Removes people from an audience; answers how many were members. */
+  async remove(audienceId: number, personIds: number[], transaction: Transaction): Promise<number> {
+    if (personIds.length === 0) return 0;
+    const { affected } = await this.tenantQuery(
+      'DELETE FROM audience_members WHERE customer_id = $1 AND audience_id = $2 AND person_id = ANY($3::bigint[])',
+      [audienceId, personIds],
+      transaction,
+    );
+    return affected;
+  }
+
+  /**
+   * An import's staged people applied to an upload audience (SPEC 10.1/10.2), inside the merge's
+   * transaction: `add` makes them members, `remove` takes them out, `replace` does both, so the
+   * members become exactly the file's people at the commit (a concurrent reader sees the old
+   * members or the new, never a mix). People are matched by the staged external ids; the size is
+   * counted again.
+   */
+  async applyImport(
+    audienceId: number,
+    importId: number,
+    mode: 'add' | 'remove' | 'replace',
+    transaction: Transaction,
+  ): Promise<RecomputeOutcome> {
+    let added = 0;
+    let removed = 0;
+    if (mode !== 'remove') {
+      const { rows } = await this.tenantQuery(
+        `INSERT INTO audience_members (customer_id, audience_id, person_id)
+         SELECT $1, $2, p.id FROM import_rows s JOIN people p ON p.customer_id = s.customer_id AND p.external_id = s.external_id
+          WHERE s.customer_id = $1 AND s.import_id = $3
+         ORDER BY p.id
+         ON CONFLICT DO NOTHING RETURNING person_id`,
+        [audienceId, importId],
+        transaction,
+      );
+      added = rows.length;
+    }
+    if (mode === 'remove') {
+      ({ affected: removed } = await this.tenantQuery(
+        `DELETE FROM audience_members m USING import_rows s, people p
+          WHERE m.customer_id = $1 AND m.audience_id = $2 AND s.customer_id = $1 AND s.import_id = $3
+            AND p.customer_id = $1 AND p.external_id = s.external_id AND m.person_id = p.id`,
+        [audienceId, importId],
+        transaction,
+      ));
+    } else if (mode === 'replace') {
+      ({ affected: removed } = await this.tenantQuery(
+        `DELETE FROM audience_members m
+          WHERE m.customer_id = $1 AND m.audience_id = $2 AND NOT EXISTS (
+            SELECT 1 FROM import_rows s JOIN people p ON p.customer_id = s.customer_id AND p.external_id = s.external_id
+             WHERE s.customer_id = $1 AND s.import_id = $3 AND p.id = m.person_id)`,
+        [audienceId, importId],
+        transaction,
+      ));
+    }
+    const size = await this.count(audienceId, transaction);
+    await this.setComputed(audienceId, size, transaction);
+    return { size, added, removed };
+  }
+
+  /** The audiences a change of people or of a model touches: every one not archived, or a model's. */
+  async audienceIdsToRecompute(filter: { modelInstanceId?: number }, transaction: Transaction): Promise<number[]> {
+    const { rows } =
+      filter.modelInstanceId === undefined
+        ? await this.tenantQuery<{ id: number }>(
+            "SELECT id FROM audiences WHERE customer_id = $1 AND status <> 'archived' ORDER BY id",
+            [],
+            transaction,
+          )
+        : await this.tenantQuery<{ id: number }>(
+            "SELECT id FROM audiences WHERE customer_id = $1 AND status <> 'archived' AND model_instance_id = $2 AND source_type = 'model' ORDER BY id",
+            [filter.modelInstanceId],
+            transaction,
+          );
+    return rows.map((row) => Number(row.id));
+  }
+}

@@ -1,0 +1,210 @@
+import { Injectable } from '@nestjs/common';
+import { ApiError, type FieldErrors } from '../common/errors/api-error.js';
+import { isUniqueViolation } from '../common/errors/database-errors.js';
+import { type Page, pageOf } from '../common/pagination/pagination.js';
+import { TenantContext } from '../common/tenancy/tenant-context.js';
+import { type Transaction, Transactions } from '../common/tenancy/transactions.js';
+import { JOBS } from '../jobs/job-definitions.js';
+import { Jobs } from '../jobs/jobs.service.js';
+import type { BatchResultDto, PersonDto } from './dto/person.dto.js';
+import type { ListPeopleQuery } from './dto/list-people.query.js';
+import { type NamedKinds, PeopleRepository } from './people.repository.js';
+import { toPersonDto } from './person.mapper.js';
+import {
+  hashesOf,
+  type IdentifierHash,
+  mergedColumns,
+  normalizeWith,
+  type PersonColumns,
+  type PersonWrite,
+  readPersonWrite,
+  tooManyTraits,
+} from './person-write.js';
+
+const EXTERNAL_ID_TAKEN = 'external_id_taken';
+
+/** What an upsert of rows wrote: counts, the rows rejected, and each applied row's person id by index. */
+export interface UpsertedRows {
+  created: number;
+  updated: number;
+  rejected: BatchResultDto['rejected'];
+  people: { index: number; personId: number }[];
+}
+
+/** SPEC 10.1 for people, shared by the REST controller and (later) the MCP tools. */
+@Injectable()
+export class PeopleService {
+  constructor(
+    private readonly transactions: Transactions,
+    private readonly people: PeopleRepository,
+    private readonly jobs: Jobs,
+    private readonly tenants: TenantContext,
+  ) {}
+
+  async list(query: ListPeopleQuery, url: URL): Promise<Page<PersonDto>> {
+    return pageOf(await this.people.list(query, query.page), query.page, url, (row) => toPersonDto(row, row.audienceIds));
+  }
+
+  async get(id: number): Promise<PersonDto> {
+    const person = await this.people.getById(id);
+    return toPersonDto(person, await this.people.audienceIds(id));
+  }
+
+  /**
+   * Upserts up to 1,000 people by external_id in one transaction (SPEC 10.1). Each row is read and
+   * normalised first; rows with errors are rejected with their index and the others applied. The
+   * database sees four statements whatever the batch size: the stored rows named (locked), one
+   * upsert of every person, one delete of the identifier kinds the rows name, one insert of their
+   * hashes. Two rows with one external_id would make the upsert touch a row twice, so the later
+   * one is rejected (`duplicate_external_id`).
+   */
+  async batch(rows: unknown[]): Promise<BatchResultDto> {
+    const { created, updated, rejected } = await this.transactions.run(async (transaction) => {
+      const written = await this.upsertRows(rows, transaction);
+      if (written.people.length > 0) await this.membershipInputsChanged(transaction);
+      return written;
+    });
+    return { created, updated, rejected };
+  }
+
+  /**
+   * The batch upsert inside the caller's transaction, for the batch route and for uploads to an
+   * audience (SPEC 10.2: added rows are upserted as people first). Answers the rows' person ids by
+   * index; the caller tells the memberships that people changed.
+   */
+  async upsertRows(rows: unknown[], transaction: Transaction): Promise<UpsertedRows> {
+    const rejected: BatchResultDto['rejected'] = [];
+    const accepted: { index: number; write: PersonWrite; externalId: string }[] = [];
+    const seen = new Set<string>();
+    rows.forEach((row, index) => {
+      const write = readPersonWrite(row);
+      const externalId = write.externalId;
+      if (Object.keys(write.errors).length > 0 || externalId === undefined) {
+        rejected.push({ index, errors: write.errors });
+      } else if (seen.has(externalId)) {
+        rejected.push({ index, errors: { external_id: ['duplicate_external_id'] } });
+      } else {
+        seen.add(externalId);
+        accepted.push({ index, write, externalId });
+      }
+    });
+
+    const people: { index: number; personId: number }[] = [];
+    let created = 0;
+    if (accepted.length > 0) {
+      const stored = await this.people.lockedByExternalIds([...seen], transaction);
+      const applied: { index: number; write: PersonWrite; columns: PersonColumns }[] = [];
+      for (const { index, write, externalId } of accepted) {
+        const person = stored.get(externalId);
+        normalizeWith(write, person);
+        const columns = mergedColumns(write, externalId, person);
+        if (tooManyTraits(columns)) write.errors.traits = ['too_many_traits'];
+        if (Object.keys(write.errors).length > 0) rejected.push({ index, errors: write.errors });
+        else applied.push({ index, write, columns });
+      }
+      const written = await this.people.upsert(
+        applied.map((row) => row.columns),
+        transaction,
+      );
+      const idOf = new Map(written.map((row) => [row.externalId, Number(row.id)]));
+      await this.replaceIdentifiers(
+        applied.map(({ write, columns }) => ({ write, personId: idOf.get(columns.externalId)! })),
+        transaction,
+      );
+      for (const { index, columns } of applied) people.push({ index, personId: idOf.get(columns.externalId)! });
+      created = written.filter((row) => row.inserted).length;
+    }
+    rejected.sort((a, b) => a.index - b.index);
+    return { created, updated: people.length - created, rejected, people };
+  }
+
+  /**
+   * The people that rows name, for a removal from an audience (SPEC 10.2): by `external_id`, or
+   * by the one derived from the row's first email or phone, as an added row without one was
+   * stored. Rows that name nobody are rejected with their errors.
+   */
+  async idsNamedBy(rows: unknown[], transaction: Transaction): Promise<{ personIds: number[]; rejected: BatchResultDto['rejected'] }> {
+    const rejected: BatchResultDto['rejected'] = [];
+    const externalIds: string[] = [];
+    rows.forEach((row, index) => {
+      const write = readPersonWrite(row);
+      if (write.externalId === undefined) rejected.push({ index, errors: write.errors });
+      else externalIds.push(write.externalId);
+    });
+    return { personIds: await this.people.idsByExternalIds(externalIds, transaction), rejected };
+  }
+
+  /** People changed in this workspace: its audiences get a recompute, debounced (SPEC 10.2). */
+  async membershipInputsChanged(transaction: Transaction): Promise<void> {
+    const customerId = this.tenants.current().customerId;
+    await this.jobs.enqueue(transaction, JOBS.membershipWorkspaceChanged, { customerId }, { key: String(customerId) });
+  }
+
+  /** PATCH: the body is one person write; its errors are a 400 under their field paths. */
+  async update(id: number, body: unknown): Promise<PersonDto> {
+    const write = readPersonWrite(body);
+    // A PATCH names the person by its id: without external_id the stored one stays (none is derived).
+    const given = (body as Record<string, unknown>).external_id;
+    if (given === undefined) {
+      write.externalId = undefined;
+      if (write.errors.external_id?.includes('missing_external_id')) delete write.errors.external_id;
+    } else if (given === null) {
+      write.errors.external_id = ['invalid_external_id'];
+    }
+    this.refuseErrors(write.errors);
+    try {
+      return await this.transactions.run(async (transaction) => {
+        const stored = await this.people.lockedById(id, transaction);
+        if (stored === undefined) throw ApiError.notFound();
+        normalizeWith(write, stored);
+        const columns = mergedColumns(write, write.externalId ?? stored.externalId, stored);
+        if (tooManyTraits(columns)) write.errors.traits = ['too_many_traits'];
+        this.refuseErrors(write.errors);
+        const person = await this.people.update(id, columns, transaction);
+        if (person === undefined) throw ApiError.notFound();
+        await this.replaceIdentifiers([{ write, personId: id }], transaction);
+        await this.membershipInputsChanged(transaction);
+        return toPersonDto(person, await this.people.audienceIds(id, transaction));
+      });
+    } catch (error) {
+      if (isUniqueViolation(error, 'people_customer_external_id_key')) throw ApiError.field('external_id', EXTERNAL_ID_TAKEN);
+      throw error;
+    }
+  }
+
+  /**
+   * Erasure (SPEC 10.1): the person and every hash of them go in one transaction, and each
+   * audience they left gets a sync (debounced), which removes them from its destinations with
+   * what each was sent, and forgets that too.
+   */
+  async erase(id: number): Promise<void> {
+    await this.transactions.run(async (transaction) => {
+      await this.people.getById(id, { transaction, lock: true });
+      const audienceIds = await this.people.erase(id, transaction);
+      await this.membershipInputsChanged(transaction);
+      const customerId = this.tenants.current().customerId;
+      for (const audienceId of audienceIds)
+        await this.jobs.enqueue(
+          transaction,
+          JOBS.syncMembershipChanged,
+          { customerId, audienceId },
+          { key: `${customerId}:${audienceId}` },
+        );
+    });
+  }
+
+  private async replaceIdentifiers(people: { write: PersonWrite; personId: number }[], transaction: Transaction): Promise<void> {
+    const named: NamedKinds[] = [];
+    const hashes: (IdentifierHash & { personId: number })[] = [];
+    for (const { write, personId } of people) {
+      if (write.namedKinds.size === 0) continue;
+      named.push({ personId, kinds: write.namedKinds });
+      for (const hash of hashesOf(write)) hashes.push({ ...hash, personId });
+    }
+    await this.people.replaceIdentifiers(named, hashes, transaction);
+  }
+
+  private refuseErrors(errors: FieldErrors): void {
+    if (Object.keys(errors).length > 0) throw ApiError.validation(errors);
+  }
+}

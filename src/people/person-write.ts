@@ -1,0 +1,280 @@
+import { deriveExternalId } from './normalization/external-id.js';
+import {
+  type IdentifierErrors,
+  type MatchedKey,
+  matchedKeysOf,
+  type NormalizedIdentifiers,
+  normalizeIdentifiers,
+} from './normalization/identifier-normalization.js';
+import type { IdentifierKind, IdentifierPlatform } from './person-identifier.entity.js';
+import { CONSENT_VALUES, type ConsentValue } from './person.entity.js';
+
+/**
+ * One person as a write names it (a batch row or a PATCH body, SPEC 10.1), read and checked
+ * without the database. Raw identifiers stay inside this module and the normalisation module:
+ * what a PersonWrite carries is hashes, the country and postal code, the mobile ad id, and error
+ * codes (never a value). The codes are those of a batch's `rejected[].errors`, under field paths.
+ */
+
+export const MAX_EXTERNAL_ID_LENGTH = 255;
+export const MAX_TRAITS = 100;
+export const MAX_TRAIT_STRING_LENGTH = 1000;
+export const TRAIT_KEY_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;
+
+export type TraitValue = string | number | boolean;
+
+/** Fields a client may echo back from a response: accepted and ignored (SPEC section 3). */
+const READ_ONLY_FIELDS = new Set(['id', 'customer', 'matched_keys', 'audiences', 'created_at', 'updated_at']);
+const FIELDS = new Set(['external_id', 'identifiers', 'traits', 'consent']);
+const CONSENT_FIELDS = { ad_user_data: 'adUserData', ad_personalization: 'adPersonalization' } as const;
+
+/** The identifier fields of SPEC 10.1 and the stored kinds each one replaces when a write names it. */
+const KINDS_NAMED_BY: Record<string, IdentifierKind[]> = {
+  email: ['email'],
+  email_sha256: ['email'],
+  phone: ['phone'],
+  phone_sha256: ['phone'],
+  first_name: ['first_name'],
+  last_name: ['last_name'],
+  country_code: ['country'],
+  postal_code: ['zip'],
+};
+
+export interface ConsentWrite {
+  adUserData?: ConsentValue;
+  adPersonalization?: ConsentValue;
+}
+
+export interface IdentifierHash {
+  platform: IdentifierPlatform;
+  kind: IdentifierKind;
+  hash: Buffer;
+}
+
+export interface PersonWrite {
+  /** Given by the client, trimmed; undefined when the write has none. */
+  externalId?: string;
+  /** The raw `identifiers` object, kept only until `normalizeWith` has run with the stored country. */
+  identifiers?: Record<string, unknown>;
+  normalized?: NormalizedIdentifiers;
+  /** The kinds of stored hash this write replaces (SPEC 10.1: a write replaces the identifiers it names). */
+  namedKinds: Set<IdentifierKind>;
+  namesCountryCode: boolean;
+  namesPostalCode: boolean;
+  namesMobileAdId: boolean;
+  /** A `null` value removes the key (SPEC 10.1). */
+  traits?: Record<string, TraitValue | null>;
+  consent: ConsentWrite;
+  errors: IdentifierErrors;
+}
+
+/** What a write merges into: the stored person's columns and the kinds of Google hash it has. */
+export interface StoredPerson {
+  id: number;
+  externalId: string;
+  traits: Record<string, TraitValue>;
+  consentAdUserData: ConsentValue;
+  consentAdPersonalization: ConsentValue;
+  countryCode: string | null;
+  postalCode: string | null;
+  mobileAdId: string | null;
+  googleKinds: IdentifierKind[];
+}
+
+/** A person's columns after a write, ready to store. */
+export interface PersonColumns {
+  externalId: string;
+  traits: Record<string, TraitValue>;
+  consentAdUserData: ConsentValue;
+  consentAdPersonalization: ConsentValue;
+  countryCode: string | null;
+  postalCode: string | null;
+  mobileAdId: string | null;
+  matchedKeys: MatchedKey[];
+}
+
+function addError(errors: IdentifierErrors, path: string, code: string): void {
+  (errors[path] ??= []).push(code);
+}
+
+/** Reads one row; `errors` is empty when it may be applied. */
+export function readPersonWrite(row: unknown): PersonWrite {
+  const write: PersonWrite = {
+    namedKinds: new Set(),
+    namesCountryCode: false,
+    namesPostalCode: false,
+    namesMobileAdId: false,
+    consent: {},
+    errors: {},
+  };
+  const errors = write.errors;
+  if (typeof row !== 'object' || row === null || Array.isArray(row)) {
+    addError(errors, 'non_field_errors', 'invalid_person');
+    return write;
+  }
+  const input = row as Record<string, unknown>;
+  for (const key of Object.keys(input)) {
+    if (!FIELDS.has(key) && !READ_ONLY_FIELDS.has(key)) addError(errors, key, 'unknown_field');
+  }
+
+  if (input.external_id !== undefined && input.external_id !== null) {
+    const text = typeof input.external_id === 'string' ? input.external_id.trim() : undefined;
+    if (text === undefined || text.length === 0 || text.length > MAX_EXTERNAL_ID_LENGTH)
+      addError(errors, 'external_id', 'invalid_external_id');
+    else write.externalId = text;
+  }
+
+  if (input.identifiers !== undefined) {
+    const normalized = normalizeIdentifiers(input.identifiers);
+    Object.assign(errors, normalized.errors);
+    if (Object.keys(normalized.errors).length === 0) {
+      const identifiers = input.identifiers as Record<string, unknown>;
+      write.identifiers = identifiers;
+      write.normalized = normalized;
+      for (const key of Object.keys(identifiers)) for (const kind of KINDS_NAMED_BY[key] ?? []) write.namedKinds.add(kind);
+      write.namesCountryCode = 'country_code' in identifiers;
+      write.namesPostalCode = 'postal_code' in identifiers;
+      write.namesMobileAdId = 'mobile_ad_id' in identifiers;
+    }
+  }
+
+  if (input.traits !== undefined) write.traits = readTraits(input.traits, errors);
+  if (input.consent !== undefined) write.consent = readConsent(input.consent, errors);
+
+  if (write.externalId === undefined && write.normalized !== undefined) write.externalId = deriveExternalId(write.normalized.google);
+  if (write.externalId === undefined && errors.external_id === undefined && Object.keys(errors).length === 0)
+    addError(errors, 'external_id', 'missing_external_id');
+  return write;
+}
+
+function readTraits(value: unknown, errors: IdentifierErrors): Record<string, TraitValue | null> | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    addError(errors, 'traits', 'invalid_traits');
+    return undefined;
+  }
+  const traits = value as Record<string, unknown>;
+  const keys = Object.keys(traits);
+  if (keys.length > MAX_TRAITS) {
+    addError(errors, 'traits', 'too_many_traits');
+    return undefined;
+  }
+  let valid = true;
+  for (const key of keys) {
+    // The key itself can be anything a client sent: only a pattern-checked key becomes a path.
+    if (!TRAIT_KEY_PATTERN.test(key)) {
+      if (!errors.traits?.includes('invalid_trait_key')) addError(errors, 'traits', 'invalid_trait_key');
+      valid = false;
+      continue;
+    }
+    const trait = traits[key];
+    const ok =
+      trait === null ||
+      typeof trait === 'boolean' ||
+      (typeof trait === 'number' && Number.isFinite(trait)) ||
+      (typeof trait === 'string' && trait.length <= MAX_TRAIT_STRING_LENGTH);
+    if (!ok) {
+      addError(errors, `traits.${key}`, 'invalid_trait_value');
+      valid = false;
+    }
+  }
+  return valid ? (traits as Record<string, TraitValue | null>) : undefined;
+}
+
+function readConsent(value: unknown, errors: IdentifierErrors): ConsentWrite {
+  const consent: ConsentWrite = {};
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    addError(errors, 'consent', 'invalid_consent');
+    return consent;
+  }
+  for (const [key, given] of Object.entries(value as Record<string, unknown>)) {
+    const property = CONSENT_FIELDS[key as keyof typeof CONSENT_FIELDS] as keyof ConsentWrite | undefined;
+    if (property === undefined) addError(errors, 'consent', 'unknown_consent');
+    else if (!CONSENT_VALUES.includes(given as ConsentValue)) addError(errors, `consent.${key}`, 'invalid_consent');
+    else consent[property] = given as ConsentValue;
+  }
+  return consent;
+}
+
+/**
+ * Normalises the write again when the stored person changes how it reads: a phone or postal code
+ * named without a country is read in the stored country (SPEC 10.1), and a new country changes the
+ * Meta form of the stored postal code (US ZIPs cut to 5 digits), so the stored postal code is
+ * hashed again with it. Errors found only now (a national number invalid in the stored country)
+ * come back under the same paths.
+ */
+export function normalizeWith(write: PersonWrite, stored: StoredPerson | undefined): void {
+  if (write.identifiers === undefined || stored === undefined) return;
+  const identifiers = { ...write.identifiers };
+  let again = false;
+  if (!write.namesCountryCode && stored.countryCode !== null && ('phone' in identifiers || write.namesPostalCode)) again = true;
+  if (write.namesCountryCode && !write.namesPostalCode && stored.postalCode !== null) {
+    identifiers.postal_code = stored.postalCode;
+    write.namesPostalCode = true;
+    write.namedKinds.add('zip');
+    again = true;
+  }
+  if (!again) return;
+  const normalized = normalizeIdentifiers(identifiers, { storedCountryCode: stored.countryCode ?? undefined });
+  Object.assign(write.errors, normalized.errors);
+  write.normalized = normalized;
+}
+
+/** The person's columns after the write: named fields replaced, traits merged, consent per key. */
+export function mergedColumns(write: PersonWrite, externalId: string, stored: StoredPerson | undefined): PersonColumns {
+  const normalized = write.normalized;
+  const traits: Record<string, TraitValue> = { ...(stored?.traits ?? {}) };
+  for (const [key, value] of Object.entries(write.traits ?? {})) {
+    if (value === null) delete traits[key];
+    else traits[key] = value;
+  }
+  const countryCode = write.namesCountryCode ? (normalized?.countryCode ?? null) : (stored?.countryCode ?? null);
+  const postalCode = write.namesPostalCode ? (normalized?.postalCode ?? null) : (stored?.postalCode ?? null);
+  const mobileAdId = write.namesMobileAdId ? (normalized?.mobileAdId ?? null) : (stored?.mobileAdId ?? null);
+  const has = (kind: IdentifierKind, now: boolean) => (write.namedKinds.has(kind) ? now : (stored?.googleKinds.includes(kind) ?? false));
+  const google = normalized?.google;
+  return {
+    externalId,
+    traits,
+    consentAdUserData: write.consent.adUserData ?? stored?.consentAdUserData ?? 'unspecified',
+    consentAdPersonalization: write.consent.adPersonalization ?? stored?.consentAdPersonalization ?? 'unspecified',
+    countryCode,
+    postalCode,
+    mobileAdId,
+    matchedKeys: matchedKeysOf({
+      email: has('email', (google?.emails.length ?? 0) > 0),
+      phone: has('phone', (google?.phones.length ?? 0) > 0),
+      firstName: has('first_name', google?.firstName !== undefined),
+      lastName: has('last_name', google?.lastName !== undefined),
+      countryCode: countryCode !== null,
+      postalCode: postalCode !== null,
+      mobileAdId: mobileAdId !== null,
+    }),
+  };
+}
+
+/** The hashes a write stores, restricted to the kinds it names (the rest of the person's stay). */
+export function hashesOf(write: PersonWrite): IdentifierHash[] {
+  const normalized = write.normalized;
+  if (normalized === undefined) return [];
+  const hashes: IdentifierHash[] = [];
+  const add = (platform: IdentifierPlatform, kind: IdentifierKind, hash: Buffer | undefined) => {
+    if (hash !== undefined && write.namedKinds.has(kind)) hashes.push({ platform, kind, hash });
+  };
+  const { google, meta } = normalized;
+  for (const hash of google.emails) add('google', 'email', hash);
+  for (const hash of google.phones) add('google', 'phone', hash);
+  add('google', 'first_name', google.firstName);
+  add('google', 'last_name', google.lastName);
+  for (const hash of meta.emails) add('meta', 'email', hash);
+  for (const hash of meta.phones) add('meta', 'phone', hash);
+  add('meta', 'first_name', meta.firstName);
+  add('meta', 'last_name', meta.lastName);
+  add('meta', 'country', meta.country);
+  add('meta', 'zip', meta.zip);
+  return hashes;
+}
+
+/** The merged traits' key count, checked once the stored traits are known (SPEC 10.1: ≤ 100 keys). */
+export function tooManyTraits(columns: PersonColumns): boolean {
+  return Object.keys(columns.traits).length > MAX_TRAITS;
+}
