@@ -200,10 +200,17 @@ export class SignalDeliveryService {
     if (failure.kind === 'grant_lost') {
       // The token was refused: a refresh tells a token merely expired from a grant that is gone
       // (which turns the connection expired or revoked and pauses the signal, SPEC section 6).
+      // The error is written in the refresh's transaction, so a signal its suspension pauses says why at once.
+      const error = `reauthorize_required: ${failure.detail}`;
       const refreshed = await this.transactions
-        .run((transaction) => this.grants.refreshInTransaction(run.connection.id, transaction))
-        .catch(() => 'failed' as const);
-      await this.events.recordError(signalId, `reauthorize_required: ${failure.detail}`, null);
+        .run(async (transaction) => {
+          await this.events.recordError(signalId, error, null, transaction);
+          return this.grants.refreshInTransaction(run.connection.id, transaction);
+        })
+        .catch(async () => {
+          await this.events.recordError(signalId, error, null);
+          return 'failed' as const;
+        });
       if (refreshed === 'lost') await this.events.hold(signalId);
       else await this.continueAt(signalId, this.later(this.config.sync.retryBaseSeconds));
       return 'stop';

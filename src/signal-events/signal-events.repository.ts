@@ -193,10 +193,11 @@ export class SignalEventsRepository extends TenantRepository<Signal> {
   }
 
   /** The last delivery error in words, and when the next try may be (null: at once). */
-  async recordError(signalId: number, error: string, retryAt: Date | null): Promise<void> {
+  async recordError(signalId: number, error: string, retryAt: Date | null, transaction?: Transaction): Promise<void> {
     await this.tenantQuery(
       'UPDATE signal_deliveries SET last_error = $3, last_error_at = now(), retry_at = $4 WHERE customer_id = $1 AND signal_id = $2',
       [signalId, error.slice(0, 300), retryAt],
+      transaction,
     );
   }
 
