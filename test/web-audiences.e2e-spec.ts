@@ -368,6 +368,8 @@ describeWithBrowser('web interface: audience members (issue 28)', () => {
     expect(added.body).toMatchObject({ added: 2, removed: 0, rejected: [] });
     await page.reload();
     await page.locator('.outcome').getByText('2 members, computed').waitFor();
+    // The members are a second read of the page: wait for their list before reading it.
+    await members.getByText('1–2 of 2 members, by external id.').waitFor();
     expect(await members.getByRole('link').allTextContents()).toEqual(['m-a', 'new-1']);
 
     // A CSV file replaces the members: m-a stays, new-1 leaves, csv-1 and csv-2 arrive (created as people).
