@@ -243,7 +243,8 @@ async function main(): Promise<void> {
         cpu: pinned ? 0 : undefined,
         port,
         node: options.node,
-        nodeArgs: [...DEPLOYED_NODE_ARGS],
+        // BENCH_CPU_NODE_ARGS adds node options to both builds' servers, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
+        nodeArgs: [...DEPLOYED_NODE_ARGS, ...(process.env.BENCH_CPU_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '')],
         env: {
           ...baseEnv,
           HOST: '127.0.0.1',
