@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
+import { prepared } from '../database/prepared-statements.js';
 import { TenantContext } from '../common/tenancy/tenant-context.js';
-import { TenantRepository } from '../common/tenancy/tenant-repository.js';
+import { type AttachedValue, TenantRepository } from '../common/tenancy/tenant-repository.js';
 import type { Transaction } from '../common/tenancy/transactions.js';
 import { Audience } from './audience.entity.js';
 
@@ -42,6 +43,38 @@ const COLUMNS: Record<keyof DestinationUpdate, string> = {
   matchRate: 'match_rate',
 };
 
+/**
+ * An audience's destinations (its linked connections, in connection order) with their connections'
+ * state and what its syncs left, as one JSON array over the audience row `t`: read with the audience
+ * itself in one statement (`getWithDestinations`), or alone (`forAudience`).
+ */
+const DESTINATIONS_OF_AUDIENCE: AttachedValue = {
+  as: 'destinations',
+  select: `coalesce((SELECT json_agg(json_build_object(
+       'connectionId', l.connection_id, 'platform', c.platform, 'connectionStatus', c.status,
+       'connectionStatusReason', c.status_reason, 'connectionScopes', c.scopes,
+       'customerMatchTermsAccepted', c.customer_match_terms_accepted, 'platformAudienceId', d.platform_audience_id,
+       'statusReason', d.status_reason, 'lastRunId', d.last_run_id, 'lastRunStatus', d.last_run_status,
+       'lastSyncedAt', d.last_synced_at, 'membersSent', coalesce(d.members_sent, 0), 'matchRate', d.match_rate)
+       ORDER BY l.connection_id)
+     FROM audience_connections l
+     JOIN connections c ON c.customer_id = l.customer_id AND c.id = l.connection_id
+     LEFT JOIN audience_destinations d ON d.customer_id = l.customer_id AND d.audience_id = l.audience_id AND d.connection_id = l.connection_id
+    WHERE l.customer_id = t.customer_id AND l.audience_id = t.id), '[]')`,
+};
+
+/** The destinations alone, on the audience reads inside a write: a named prepared statement (src/database/prepared-statements.ts). */
+const DESTINATIONS_SQL = prepared(
+  `SELECT ${DESTINATIONS_OF_AUDIENCE.select} AS destinations FROM audiences t WHERE t.customer_id = $1 AND t.id = $2`,
+);
+
+/** The JSON of a destination as read; its one timestamp arrives as ISO text. */
+type DestinationJson = Omit<DestinationRow, 'lastSyncedAt'> & { lastSyncedAt: string | null };
+
+function destinationsOf(json: DestinationJson[]): DestinationRow[] {
+  return json.map((row) => ({ ...row, lastSyncedAt: row.lastSyncedAt === null ? null : new Date(row.lastSyncedAt) }));
+}
+
 /** All SQL about `audience_destinations`: read with the audience, written by its syncs. */
 @Injectable()
 export class AudienceDestinationsRepository extends TenantRepository<Audience> {
@@ -49,27 +82,19 @@ export class AudienceDestinationsRepository extends TenantRepository<Audience> {
     super(audiences, tenants, 'audience');
   }
 
+  /** The audience with its destinations, in one statement; a 404 when it is missing. */
+  async getWithDestinations(audienceId: number): Promise<{ audience: Audience; destinations: DestinationRow[] }> {
+    const { destinations, ...audience } = await this.getByIdWith<Audience & { destinations: DestinationJson[] }>(
+      audienceId,
+      DESTINATIONS_OF_AUDIENCE,
+    );
+    return { audience: audience as Audience, destinations: destinationsOf(destinations) };
+  }
+
   /** The audience's destinations (its linked connections), each with what its syncs left, in connection order. */
   async forAudience(audienceId: number, transaction?: Transaction): Promise<DestinationRow[]> {
-    const { rows } = await this.tenantQuery<DestinationRow>(
-      `SELECT l.connection_id AS "connectionId", c.platform, c.status AS "connectionStatus", c.status_reason AS "connectionStatusReason",
-              c.scopes AS "connectionScopes", c.customer_match_terms_accepted AS "customerMatchTermsAccepted", d.platform_audience_id AS "platformAudienceId", d.status_reason AS "statusReason",
-              d.last_run_id AS "lastRunId", d.last_run_status AS "lastRunStatus", d.last_synced_at AS "lastSyncedAt",
-              coalesce(d.members_sent, 0) AS "membersSent", d.match_rate AS "matchRate"
-         FROM audience_connections l
-         JOIN connections c ON c.customer_id = l.customer_id AND c.id = l.connection_id
-         LEFT JOIN audience_destinations d ON d.customer_id = l.customer_id AND d.audience_id = l.audience_id AND d.connection_id = l.connection_id
-        WHERE l.customer_id = $1 AND l.audience_id = $2
-        ORDER BY l.connection_id`,
-      [audienceId],
-      transaction,
-    );
-    return rows.map((row) => ({
-      ...row,
-      connectionId: Number(row.connectionId),
-      lastRunId: row.lastRunId === null ? null : Number(row.lastRunId),
-      membersSent: Number(row.membersSent),
-    }));
+    const { rows } = await this.tenantQuery<{ destinations: DestinationJson[] }>(DESTINATIONS_SQL, [audienceId], transaction);
+    return destinationsOf(rows[0]?.destinations ?? []);
   }
 
   /** The platform list's id kept for a destination, linked or not (a removed destination keeps its list). */

@@ -50,8 +50,14 @@ export class AudiencesService {
     return pageOf(await this.audiences.list(query, query.page), query.page, url, (row) => toAudienceDto(row, row.connectionIds));
   }
 
+  /** One statement for the audience, its links and their state: the destinations are the linked connections, in id order. */
   async get(id: number): Promise<AudienceDetailDto> {
-    return this.present(await this.audiences.getById(id));
+    const { audience, destinations } = await this.destinations.getWithDestinations(id);
+    return toAudienceDetailDto(
+      audience,
+      destinations.map((destination) => destination.connectionId),
+      destinations,
+    );
   }
 
   async create(input: CreateAudienceDto): Promise<AudienceDetailDto> {
@@ -128,16 +134,6 @@ export class AudiencesService {
   private async syncLater(audienceId: number, transaction: Transaction): Promise<void> {
     const customerId = this.tenants.current().customerId;
     await this.jobs.enqueue(transaction, JOBS.syncMembershipChanged, { customerId, audienceId }, { key: `${customerId}:${audienceId}` });
-  }
-
-  /** One statement for the links and their state: the destinations are the linked connections, in id order. */
-  private async present(audience: Audience): Promise<AudienceDetailDto> {
-    const destinations = await this.destinations.forAudience(audience.id);
-    return toAudienceDetailDto(
-      audience,
-      destinations.map((destination) => destination.connectionId),
-      destinations,
-    );
   }
 
   private checkTransition(from: Audience['status'], to: Audience['status']): void {

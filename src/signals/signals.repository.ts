@@ -2,12 +2,33 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
 import type { PageRequest } from '../common/pagination/pagination.js';
+import { prepared } from '../database/prepared-statements.js';
 import { TenantContext } from '../common/tenancy/tenant-context.js';
-import { type ListCondition, type ListResult, TenantRepository } from '../common/tenancy/tenant-repository.js';
+import { type AttachedValue, type ListCondition, type ListResult, TenantRepository } from '../common/tenancy/tenant-repository.js';
 import type { ListSignalsQuery } from './dto/list-signals.query.js';
 import type { SignalDelivery } from './signal-delivery.entity.js';
 import { Signal, SignalStatus } from './signal.entity.js';
 import type { Transaction } from '../common/tenancy/transactions.js';
+
+/** A signal as a list page returns it, with its delivery counts (null before its first event). */
+export type SignalRow = Signal & { delivery: SignalDelivery | null };
+
+/**
+ * A listed signal's delivery counts, read in the page statement itself as one JSON object (its
+ * timestamps arrive as ISO text, which the mapper reads like a Date).
+ */
+const DELIVERY_OF_ROW: AttachedValue = {
+  as: 'delivery',
+  select: `(SELECT json_build_object('received', d.received, 'pending', d.pending, 'delivered', d.delivered, 'failed', d.failed,
+            'lastDeliveredAt', d.last_delivered_at, 'lastError', d.last_error)
+       FROM signal_deliveries d WHERE d.customer_id = t.customer_id AND d.signal_id = t.id)`,
+};
+
+/** The delivery counts of some signals, on every signal read: a named prepared statement (src/database/prepared-statements.ts). */
+const DELIVERIES_SQL = prepared(
+  `SELECT signal_id AS "signalId", received, pending, delivered, failed, last_delivered_at AS "lastDeliveredAt", last_error AS "lastError"
+     FROM signal_deliveries WHERE customer_id = $1 AND signal_id = ANY($2::bigint[])`,
+);
 
 /** All SQL about signals. */
 @Injectable()
@@ -17,7 +38,7 @@ export class SignalsRepository extends TenantRepository<Signal> {
   }
 
   /** Each filter is served by a (customer_id, …) index of the signals table. */
-  list(filters: ListSignalsQuery, request: PageRequest): Promise<ListResult<Signal>> {
+  list(filters: ListSignalsQuery, request: PageRequest): Promise<ListResult<SignalRow>> {
     const conditions: ListCondition<Signal>[] = [];
     if (filters.status !== undefined) conditions.push({ property: 'status', operator: '=', value: filters.status });
     if (filters.signal_type !== undefined) conditions.push({ property: 'signalType', operator: '=', value: filters.signal_type });
@@ -26,7 +47,12 @@ export class SignalsRepository extends TenantRepository<Signal> {
     if (filters.audience !== undefined) conditions.push({ property: 'audienceId', operator: '=', value: filters.audience });
     if (filters.connection !== undefined) conditions.push({ property: 'connectionId', operator: '=', value: filters.connection });
     if (filters.search !== undefined) conditions.push({ property: 'name', operator: 'ILIKE', value: filters.search });
-    return this.listPage(conditions, request);
+    return this.listPage<SignalRow>(conditions, request, { attached: DELIVERY_OF_ROW });
+  }
+
+  /** The signal with its delivery counts, in one statement; a 404 when it is missing. */
+  getWithDelivery(id: number): Promise<SignalRow> {
+    return this.getByIdWith<SignalRow>(id, DELIVERY_OF_ROW);
   }
 
   /** A connection lost its grant: its active signals pause and keep the connection, to resume after a reconnect. */
@@ -58,12 +84,7 @@ export class SignalsRepository extends TenantRepository<Signal> {
    */
   async deliveriesOf(signalIds: number[], transaction?: Transaction): Promise<Map<number, SignalDelivery>> {
     if (signalIds.length === 0) return new Map();
-    const { rows } = await this.tenantQuery<SignalDelivery>(
-      `SELECT signal_id AS "signalId", received, pending, delivered, failed, last_delivered_at AS "lastDeliveredAt", last_error AS "lastError"
-         FROM signal_deliveries WHERE customer_id = $1 AND signal_id = ANY($2::bigint[])`,
-      [signalIds],
-      transaction,
-    );
+    const { rows } = await this.tenantQuery<SignalDelivery>(DELIVERIES_SQL, [signalIds], transaction);
     return new Map(rows.map((row) => [Number(row.signalId), row]));
   }
 

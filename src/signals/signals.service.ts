@@ -49,13 +49,12 @@ export class SignalsService {
 
   async list(query: ListSignalsQuery, url: URL): Promise<Page<SignalDto>> {
     const result = await this.signals.list(query, query.page);
-    const deliveries = await this.signals.deliveriesOf(result.rows.map((signal) => signal.id));
-    return pageOf(result, query.page, url, (signal) => toSignalDto(signal, deliveries.get(Number(signal.id))));
+    return pageOf(result, query.page, url, (signal) => toSignalDto(signal, signal.delivery ?? undefined));
   }
 
   async get(id: number): Promise<SignalDto> {
-    const signal = await this.signals.getById(id);
-    return toSignalDto(signal, (await this.signals.deliveriesOf([signal.id])).get(Number(signal.id)));
+    const signal = await this.signals.getWithDelivery(id);
+    return toSignalDto(signal, signal.delivery ?? undefined);
   }
 
   /**

@@ -14,16 +14,19 @@ INSERT INTO "audiences"("customer_id", "created_at", "updated_at", "name", "desc
 INSERT INTO audience_connections (customer_id, audience_id, connection_id) SELECT $1, $2, unnest($3::bigint[]);
 SELECT id::text AS id
   FROM graphile_worker.add_job($1, $2::json, queue_name => $3, run_at => $4, max_attempts => $5, job_key => $6, job_key_mode => 'replace');
-SELECT l.connection_id AS "connectionId", c.platform, c.status AS "connectionStatus", c.status_reason AS "connectionStatusReason", c.scopes AS "connectionScopes", c.customer_match_terms_accepted AS "customerMatchTermsAccepted", d.platform_audience_id AS "platformAudienceId", d.status_reason AS "statusReason", d.last_run_id AS "lastRunId", d.last_run_status AS "lastRunStatus", d.last_synced_at AS "lastSyncedAt", coalesce(d.members_sent, 0) AS "membersSent", d.match_rate AS "matchRate"
+SELECT coalesce((SELECT json_agg(json_build_object( 'connectionId', l.connection_id, 'platform', c.platform, 'connectionStatus', c.status, 'connectionStatusReason', c.status_reason, 'connectionScopes', c.scopes, 'customerMatchTermsAccepted', c.customer_match_terms_accepted, 'platformAudienceId', d.platform_audience_id, 'statusReason', d.status_reason, 'lastRunId', d.last_run_id, 'lastRunStatus', d.last_run_status, 'lastSyncedAt', d.last_synced_at, 'membersSent', coalesce(d.members_sent, 0), 'matchRate', d.match_rate)
+  ORDER BY l.connection_id)
   FROM audience_connections l
   JOIN connections c ON c.customer_id = l.customer_id
   AND c.id = l.connection_id LEFT
   JOIN audience_destinations d ON d.customer_id = l.customer_id
   AND d.audience_id = l.audience_id
   AND d.connection_id = l.connection_id
-  WHERE l.customer_id = $1
-  AND l.audience_id = $2
-  ORDER BY l.connection_id;
+  WHERE l.customer_id = t.customer_id
+  AND l.audience_id = t.id), '[]') AS destinations
+  FROM audiences t
+  WHERE t.customer_id = $1
+  AND t.id = $2;
 COMMIT;
 
 -- PATCH /api/v1/audiences/{created}/
@@ -44,16 +47,19 @@ DELETE
   FROM audience_connections
   WHERE customer_id = $1
   AND audience_id = $2;
-SELECT l.connection_id AS "connectionId", c.platform, c.status AS "connectionStatus", c.status_reason AS "connectionStatusReason", c.scopes AS "connectionScopes", c.customer_match_terms_accepted AS "customerMatchTermsAccepted", d.platform_audience_id AS "platformAudienceId", d.status_reason AS "statusReason", d.last_run_id AS "lastRunId", d.last_run_status AS "lastRunStatus", d.last_synced_at AS "lastSyncedAt", coalesce(d.members_sent, 0) AS "membersSent", d.match_rate AS "matchRate"
+SELECT coalesce((SELECT json_agg(json_build_object( 'connectionId', l.connection_id, 'platform', c.platform, 'connectionStatus', c.status, 'connectionStatusReason', c.status_reason, 'connectionScopes', c.scopes, 'customerMatchTermsAccepted', c.customer_match_terms_accepted, 'platformAudienceId', d.platform_audience_id, 'statusReason', d.status_reason, 'lastRunId', d.last_run_id, 'lastRunStatus', d.last_run_status, 'lastSyncedAt', d.last_synced_at, 'membersSent', coalesce(d.members_sent, 0), 'matchRate', d.match_rate)
+  ORDER BY l.connection_id)
   FROM audience_connections l
   JOIN connections c ON c.customer_id = l.customer_id
   AND c.id = l.connection_id LEFT
   JOIN audience_destinations d ON d.customer_id = l.customer_id
   AND d.audience_id = l.audience_id
   AND d.connection_id = l.connection_id
-  WHERE l.customer_id = $1
-  AND l.audience_id = $2
-  ORDER BY l.connection_id;
+  WHERE l.customer_id = t.customer_id
+  AND l.audience_id = t.id), '[]') AS destinations
+  FROM audiences t
+  WHERE t.customer_id = $1
+  AND t.id = $2;
 COMMIT;
 
 -- DELETE /api/v1/audiences/{created}/

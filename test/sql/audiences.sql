@@ -167,17 +167,16 @@ SELECT total.total AS "__total", page.*
   ORDER BY page."id" DESC;
 
 -- GET /api/v1/audiences/{id}/
-SELECT t."customer_id" AS "customerId", t."id" AS "id", t."created_at" AS "createdAt", t."updated_at" AS "updatedAt", t."name" AS "name", t."description" AS "description", t."source_type" AS "sourceType", t."rules" AS "rules", t."model_instance_id" AS "modelInstanceId", t."min_score" AS "minScore", t."status" AS "status", t."size" AS "size", t."members_updated_at" AS "membersUpdatedAt"
-  FROM "audiences" t
-  WHERE t.customer_id = $1
-  AND t."id" = $2;
-SELECT l.connection_id AS "connectionId", c.platform, c.status AS "connectionStatus", c.status_reason AS "connectionStatusReason", c.scopes AS "connectionScopes", c.customer_match_terms_accepted AS "customerMatchTermsAccepted", d.platform_audience_id AS "platformAudienceId", d.status_reason AS "statusReason", d.last_run_id AS "lastRunId", d.last_run_status AS "lastRunStatus", d.last_synced_at AS "lastSyncedAt", coalesce(d.members_sent, 0) AS "membersSent", d.match_rate AS "matchRate"
+SELECT t."customer_id" AS "customerId", t."id" AS "id", t."created_at" AS "createdAt", t."updated_at" AS "updatedAt", t."name" AS "name", t."description" AS "description", t."source_type" AS "sourceType", t."rules" AS "rules", t."model_instance_id" AS "modelInstanceId", t."min_score" AS "minScore", t."status" AS "status", t."size" AS "size", t."members_updated_at" AS "membersUpdatedAt", coalesce((SELECT json_agg(json_build_object( 'connectionId', l.connection_id, 'platform', c.platform, 'connectionStatus', c.status, 'connectionStatusReason', c.status_reason, 'connectionScopes', c.scopes, 'customerMatchTermsAccepted', c.customer_match_terms_accepted, 'platformAudienceId', d.platform_audience_id, 'statusReason', d.status_reason, 'lastRunId', d.last_run_id, 'lastRunStatus', d.last_run_status, 'lastSyncedAt', d.last_synced_at, 'membersSent', coalesce(d.members_sent, 0), 'matchRate', d.match_rate)
+  ORDER BY l.connection_id)
   FROM audience_connections l
   JOIN connections c ON c.customer_id = l.customer_id
   AND c.id = l.connection_id LEFT
   JOIN audience_destinations d ON d.customer_id = l.customer_id
   AND d.audience_id = l.audience_id
   AND d.connection_id = l.connection_id
-  WHERE l.customer_id = $1
-  AND l.audience_id = $2
-  ORDER BY l.connection_id;
+  WHERE l.customer_id = t.customer_id
+  AND l.audience_id = t.id), '[]') AS "destinations"
+  FROM "audiences" t
+  WHERE t.customer_id = $1
+  AND t."id" = $2;

@@ -6,16 +6,15 @@ SELECT total.total AS "__total", page.*
   FROM tenant_counts
   WHERE customer_id = $1
   AND resource = 'signals') total LEFT
-  JOIN (SELECT t."customer_id" AS "customerId", t."id" AS "id", t."created_at" AS "createdAt", t."updated_at" AS "updatedAt", t."name" AS "name", t."description" AS "description", t."signal_type" AS "signalType", t."status" AS "status", t."model_instance_id" AS "modelInstanceId", t."audience_id" AS "audienceId", t."connection_id" AS "connectionId", t."config" AS "config", t."status_reason" AS "statusReason"
+  JOIN (SELECT t."customer_id" AS "customerId", t."id" AS "id", t."created_at" AS "createdAt", t."updated_at" AS "updatedAt", t."name" AS "name", t."description" AS "description", t."signal_type" AS "signalType", t."status" AS "status", t."model_instance_id" AS "modelInstanceId", t."audience_id" AS "audienceId", t."connection_id" AS "connectionId", t."config" AS "config", t."status_reason" AS "statusReason", (SELECT json_build_object('received', d.received, 'pending', d.pending, 'delivered', d.delivered, 'failed', d.failed, 'lastDeliveredAt', d.last_delivered_at, 'lastError', d.last_error)
+  FROM signal_deliveries d
+  WHERE d.customer_id = t.customer_id
+  AND d.signal_id = t.id) AS "delivery"
   FROM "signals" t
   WHERE t.customer_id = $1
   ORDER BY t."id" DESC
   LIMIT $2 OFFSET $3) page ON true
   ORDER BY page."id" DESC;
-SELECT signal_id AS "signalId", received, pending, delivered, failed, last_delivered_at AS "lastDeliveredAt", last_error AS "lastError"
-  FROM signal_deliveries
-  WHERE customer_id = $1
-  AND signal_id = ANY($2::bigint[]);
 
 -- GET /api/v1/signals/?status=1
 SELECT total.total AS "__total", page.*
@@ -24,17 +23,16 @@ SELECT total.total AS "__total", page.*
   WHERE customer_id = $1
   AND resource = 'signals'
   AND status = $5) total LEFT
-  JOIN (SELECT t."customer_id" AS "customerId", t."id" AS "id", t."created_at" AS "createdAt", t."updated_at" AS "updatedAt", t."name" AS "name", t."description" AS "description", t."signal_type" AS "signalType", t."status" AS "status", t."model_instance_id" AS "modelInstanceId", t."audience_id" AS "audienceId", t."connection_id" AS "connectionId", t."config" AS "config", t."status_reason" AS "statusReason"
+  JOIN (SELECT t."customer_id" AS "customerId", t."id" AS "id", t."created_at" AS "createdAt", t."updated_at" AS "updatedAt", t."name" AS "name", t."description" AS "description", t."signal_type" AS "signalType", t."status" AS "status", t."model_instance_id" AS "modelInstanceId", t."audience_id" AS "audienceId", t."connection_id" AS "connectionId", t."config" AS "config", t."status_reason" AS "statusReason", (SELECT json_build_object('received', d.received, 'pending', d.pending, 'delivered', d.delivered, 'failed', d.failed, 'lastDeliveredAt', d.last_delivered_at, 'lastError', d.last_error)
+  FROM signal_deliveries d
+  WHERE d.customer_id = t.customer_id
+  AND d.signal_id = t.id) AS "delivery"
   FROM "signals" t
   WHERE t.customer_id = $1
   AND t."status" = $2
   ORDER BY t."id" DESC
   LIMIT $3 OFFSET $4) page ON true
   ORDER BY page."id" DESC;
-SELECT signal_id AS "signalId", received, pending, delivered, failed, last_delivered_at AS "lastDeliveredAt", last_error AS "lastError"
-  FROM signal_deliveries
-  WHERE customer_id = $1
-  AND signal_id = ANY($2::bigint[]);
 
 -- GET /api/v1/signals/?signal_type=score
 SELECT total.total AS "__total", page.*
@@ -42,17 +40,16 @@ SELECT total.total AS "__total", page.*
   FROM "signals" t
   WHERE t.customer_id = $1
   AND t."signal_type" = $2) total LEFT
-  JOIN (SELECT t."customer_id" AS "customerId", t."id" AS "id", t."created_at" AS "createdAt", t."updated_at" AS "updatedAt", t."name" AS "name", t."description" AS "description", t."signal_type" AS "signalType", t."status" AS "status", t."model_instance_id" AS "modelInstanceId", t."audience_id" AS "audienceId", t."connection_id" AS "connectionId", t."config" AS "config", t."status_reason" AS "statusReason"
+  JOIN (SELECT t."customer_id" AS "customerId", t."id" AS "id", t."created_at" AS "createdAt", t."updated_at" AS "updatedAt", t."name" AS "name", t."description" AS "description", t."signal_type" AS "signalType", t."status" AS "status", t."model_instance_id" AS "modelInstanceId", t."audience_id" AS "audienceId", t."connection_id" AS "connectionId", t."config" AS "config", t."status_reason" AS "statusReason", (SELECT json_build_object('received', d.received, 'pending', d.pending, 'delivered', d.delivered, 'failed', d.failed, 'lastDeliveredAt', d.last_delivered_at, 'lastError', d.last_error)
+  FROM signal_deliveries d
+  WHERE d.customer_id = t.customer_id
+  AND d.signal_id = t.id) AS "delivery"
   FROM "signals" t
   WHERE t.customer_id = $1
   AND t."signal_type" = $2
   ORDER BY t."id" DESC
   LIMIT $3 OFFSET $4) page ON true
   ORDER BY page."id" DESC;
-SELECT signal_id AS "signalId", received, pending, delivered, failed, last_delivered_at AS "lastDeliveredAt", last_error AS "lastError"
-  FROM signal_deliveries
-  WHERE customer_id = $1
-  AND signal_id = ANY($2::bigint[]);
 
 -- GET /api/v1/signals/?model_instance={model}
 SELECT total.total AS "__total", page.*
@@ -60,17 +57,16 @@ SELECT total.total AS "__total", page.*
   FROM "signals" t
   WHERE t.customer_id = $1
   AND t."model_instance_id" = $2) total LEFT
-  JOIN (SELECT t."customer_id" AS "customerId", t."id" AS "id", t."created_at" AS "createdAt", t."updated_at" AS "updatedAt", t."name" AS "name", t."description" AS "description", t."signal_type" AS "signalType", t."status" AS "status", t."model_instance_id" AS "modelInstanceId", t."audience_id" AS "audienceId", t."connection_id" AS "connectionId", t."config" AS "config", t."status_reason" AS "statusReason"
+  JOIN (SELECT t."customer_id" AS "customerId", t."id" AS "id", t."created_at" AS "createdAt", t."updated_at" AS "updatedAt", t."name" AS "name", t."description" AS "description", t."signal_type" AS "signalType", t."status" AS "status", t."model_instance_id" AS "modelInstanceId", t."audience_id" AS "audienceId", t."connection_id" AS "connectionId", t."config" AS "config", t."status_reason" AS "statusReason", (SELECT json_build_object('received', d.received, 'pending', d.pending, 'delivered', d.delivered, 'failed', d.failed, 'lastDeliveredAt', d.last_delivered_at, 'lastError', d.last_error)
+  FROM signal_deliveries d
+  WHERE d.customer_id = t.customer_id
+  AND d.signal_id = t.id) AS "delivery"
   FROM "signals" t
   WHERE t.customer_id = $1
   AND t."model_instance_id" = $2
   ORDER BY t."id" DESC
   LIMIT $3 OFFSET $4) page ON true
   ORDER BY page."id" DESC;
-SELECT signal_id AS "signalId", received, pending, delivered, failed, last_delivered_at AS "lastDeliveredAt", last_error AS "lastError"
-  FROM signal_deliveries
-  WHERE customer_id = $1
-  AND signal_id = ANY($2::bigint[]);
 
 -- GET /api/v1/signals/?audience={audience}
 SELECT total.total AS "__total", page.*
@@ -78,17 +74,16 @@ SELECT total.total AS "__total", page.*
   FROM "signals" t
   WHERE t.customer_id = $1
   AND t."audience_id" = $2) total LEFT
-  JOIN (SELECT t."customer_id" AS "customerId", t."id" AS "id", t."created_at" AS "createdAt", t."updated_at" AS "updatedAt", t."name" AS "name", t."description" AS "description", t."signal_type" AS "signalType", t."status" AS "status", t."model_instance_id" AS "modelInstanceId", t."audience_id" AS "audienceId", t."connection_id" AS "connectionId", t."config" AS "config", t."status_reason" AS "statusReason"
+  JOIN (SELECT t."customer_id" AS "customerId", t."id" AS "id", t."created_at" AS "createdAt", t."updated_at" AS "updatedAt", t."name" AS "name", t."description" AS "description", t."signal_type" AS "signalType", t."status" AS "status", t."model_instance_id" AS "modelInstanceId", t."audience_id" AS "audienceId", t."connection_id" AS "connectionId", t."config" AS "config", t."status_reason" AS "statusReason", (SELECT json_build_object('received', d.received, 'pending', d.pending, 'delivered', d.delivered, 'failed', d.failed, 'lastDeliveredAt', d.last_delivered_at, 'lastError', d.last_error)
+  FROM signal_deliveries d
+  WHERE d.customer_id = t.customer_id
+  AND d.signal_id = t.id) AS "delivery"
   FROM "signals" t
   WHERE t.customer_id = $1
   AND t."audience_id" = $2
   ORDER BY t."id" DESC
   LIMIT $3 OFFSET $4) page ON true
   ORDER BY page."id" DESC;
-SELECT signal_id AS "signalId", received, pending, delivered, failed, last_delivered_at AS "lastDeliveredAt", last_error AS "lastError"
-  FROM signal_deliveries
-  WHERE customer_id = $1
-  AND signal_id = ANY($2::bigint[]);
 
 -- GET /api/v1/signals/?connection={connection}
 SELECT total.total AS "__total", page.*
@@ -96,17 +91,16 @@ SELECT total.total AS "__total", page.*
   FROM "signals" t
   WHERE t.customer_id = $1
   AND t."connection_id" = $2) total LEFT
-  JOIN (SELECT t."customer_id" AS "customerId", t."id" AS "id", t."created_at" AS "createdAt", t."updated_at" AS "updatedAt", t."name" AS "name", t."description" AS "description", t."signal_type" AS "signalType", t."status" AS "status", t."model_instance_id" AS "modelInstanceId", t."audience_id" AS "audienceId", t."connection_id" AS "connectionId", t."config" AS "config", t."status_reason" AS "statusReason"
+  JOIN (SELECT t."customer_id" AS "customerId", t."id" AS "id", t."created_at" AS "createdAt", t."updated_at" AS "updatedAt", t."name" AS "name", t."description" AS "description", t."signal_type" AS "signalType", t."status" AS "status", t."model_instance_id" AS "modelInstanceId", t."audience_id" AS "audienceId", t."connection_id" AS "connectionId", t."config" AS "config", t."status_reason" AS "statusReason", (SELECT json_build_object('received', d.received, 'pending', d.pending, 'delivered', d.delivered, 'failed', d.failed, 'lastDeliveredAt', d.last_delivered_at, 'lastError', d.last_error)
+  FROM signal_deliveries d
+  WHERE d.customer_id = t.customer_id
+  AND d.signal_id = t.id) AS "delivery"
   FROM "signals" t
   WHERE t.customer_id = $1
   AND t."connection_id" = $2
   ORDER BY t."id" DESC
   LIMIT $3 OFFSET $4) page ON true
   ORDER BY page."id" DESC;
-SELECT signal_id AS "signalId", received, pending, delivered, failed, last_delivered_at AS "lastDeliveredAt", last_error AS "lastError"
-  FROM signal_deliveries
-  WHERE customer_id = $1
-  AND signal_id = ANY($2::bigint[]);
 
 -- GET /api/v1/signals/?search=seg
 SELECT total.total AS "__total", page.*
@@ -114,17 +108,16 @@ SELECT total.total AS "__total", page.*
   FROM "signals" t
   WHERE t.customer_id = $1
   AND t."name" ILIKE $2) total LEFT
-  JOIN (SELECT t."customer_id" AS "customerId", t."id" AS "id", t."created_at" AS "createdAt", t."updated_at" AS "updatedAt", t."name" AS "name", t."description" AS "description", t."signal_type" AS "signalType", t."status" AS "status", t."model_instance_id" AS "modelInstanceId", t."audience_id" AS "audienceId", t."connection_id" AS "connectionId", t."config" AS "config", t."status_reason" AS "statusReason"
+  JOIN (SELECT t."customer_id" AS "customerId", t."id" AS "id", t."created_at" AS "createdAt", t."updated_at" AS "updatedAt", t."name" AS "name", t."description" AS "description", t."signal_type" AS "signalType", t."status" AS "status", t."model_instance_id" AS "modelInstanceId", t."audience_id" AS "audienceId", t."connection_id" AS "connectionId", t."config" AS "config", t."status_reason" AS "statusReason", (SELECT json_build_object('received', d.received, 'pending', d.pending, 'delivered', d.delivered, 'failed', d.failed, 'lastDeliveredAt', d.last_delivered_at, 'lastError', d.last_error)
+  FROM signal_deliveries d
+  WHERE d.customer_id = t.customer_id
+  AND d.signal_id = t.id) AS "delivery"
   FROM "signals" t
   WHERE t.customer_id = $1
   AND t."name" ILIKE $2
   ORDER BY t."id" DESC
   LIMIT $3 OFFSET $4) page ON true
   ORDER BY page."id" DESC;
-SELECT signal_id AS "signalId", received, pending, delivered, failed, last_delivered_at AS "lastDeliveredAt", last_error AS "lastError"
-  FROM signal_deliveries
-  WHERE customer_id = $1
-  AND signal_id = ANY($2::bigint[]);
 
 -- GET /api/v1/signals/?status=1&signal_type=score&model_instance={model}&audience={audience}&connection={connection}&search=seg
 SELECT total.total AS "__total", page.*
@@ -137,7 +130,10 @@ SELECT total.total AS "__total", page.*
   AND t."audience_id" = $5
   AND t."connection_id" = $6
   AND t."name" ILIKE $7) total LEFT
-  JOIN (SELECT t."customer_id" AS "customerId", t."id" AS "id", t."created_at" AS "createdAt", t."updated_at" AS "updatedAt", t."name" AS "name", t."description" AS "description", t."signal_type" AS "signalType", t."status" AS "status", t."model_instance_id" AS "modelInstanceId", t."audience_id" AS "audienceId", t."connection_id" AS "connectionId", t."config" AS "config", t."status_reason" AS "statusReason"
+  JOIN (SELECT t."customer_id" AS "customerId", t."id" AS "id", t."created_at" AS "createdAt", t."updated_at" AS "updatedAt", t."name" AS "name", t."description" AS "description", t."signal_type" AS "signalType", t."status" AS "status", t."model_instance_id" AS "modelInstanceId", t."audience_id" AS "audienceId", t."connection_id" AS "connectionId", t."config" AS "config", t."status_reason" AS "statusReason", (SELECT json_build_object('received', d.received, 'pending', d.pending, 'delivered', d.delivered, 'failed', d.failed, 'lastDeliveredAt', d.last_delivered_at, 'lastError', d.last_error)
+  FROM signal_deliveries d
+  WHERE d.customer_id = t.customer_id
+  AND d.signal_id = t.id) AS "delivery"
   FROM "signals" t
   WHERE t.customer_id = $1
   AND t."status" = $2
@@ -149,10 +145,6 @@ SELECT total.total AS "__total", page.*
   ORDER BY t."id" DESC
   LIMIT $8 OFFSET $9) page ON true
   ORDER BY page."id" DESC;
-SELECT signal_id AS "signalId", received, pending, delivered, failed, last_delivered_at AS "lastDeliveredAt", last_error AS "lastError"
-  FROM signal_deliveries
-  WHERE customer_id = $1
-  AND signal_id = ANY($2::bigint[]);
 
 -- GET /api/v1/signals/?ordering=status
 SELECT total.total AS "__total", page.*
@@ -160,16 +152,15 @@ SELECT total.total AS "__total", page.*
   FROM tenant_counts
   WHERE customer_id = $1
   AND resource = 'signals') total LEFT
-  JOIN (SELECT t."customer_id" AS "customerId", t."id" AS "id", t."created_at" AS "createdAt", t."updated_at" AS "updatedAt", t."name" AS "name", t."description" AS "description", t."signal_type" AS "signalType", t."status" AS "status", t."model_instance_id" AS "modelInstanceId", t."audience_id" AS "audienceId", t."connection_id" AS "connectionId", t."config" AS "config", t."status_reason" AS "statusReason"
+  JOIN (SELECT t."customer_id" AS "customerId", t."id" AS "id", t."created_at" AS "createdAt", t."updated_at" AS "updatedAt", t."name" AS "name", t."description" AS "description", t."signal_type" AS "signalType", t."status" AS "status", t."model_instance_id" AS "modelInstanceId", t."audience_id" AS "audienceId", t."connection_id" AS "connectionId", t."config" AS "config", t."status_reason" AS "statusReason", (SELECT json_build_object('received', d.received, 'pending', d.pending, 'delivered', d.delivered, 'failed', d.failed, 'lastDeliveredAt', d.last_delivered_at, 'lastError', d.last_error)
+  FROM signal_deliveries d
+  WHERE d.customer_id = t.customer_id
+  AND d.signal_id = t.id) AS "delivery"
   FROM "signals" t
   WHERE t.customer_id = $1
   ORDER BY t."status" ASC, t."id" ASC
   LIMIT $2 OFFSET $3) page ON true
   ORDER BY page."status" ASC, page."id" ASC;
-SELECT signal_id AS "signalId", received, pending, delivered, failed, last_delivered_at AS "lastDeliveredAt", last_error AS "lastError"
-  FROM signal_deliveries
-  WHERE customer_id = $1
-  AND signal_id = ANY($2::bigint[]);
 
 -- GET /api/v1/signals/?page=60
 SELECT total.total AS "__total", page.*
@@ -177,7 +168,10 @@ SELECT total.total AS "__total", page.*
   FROM tenant_counts
   WHERE customer_id = $1
   AND resource = 'signals') total LEFT
-  JOIN (SELECT t."customer_id" AS "customerId", t."id" AS "id", t."created_at" AS "createdAt", t."updated_at" AS "updatedAt", t."name" AS "name", t."description" AS "description", t."signal_type" AS "signalType", t."status" AS "status", t."model_instance_id" AS "modelInstanceId", t."audience_id" AS "audienceId", t."connection_id" AS "connectionId", t."config" AS "config", t."status_reason" AS "statusReason"
+  JOIN (SELECT t."customer_id" AS "customerId", t."id" AS "id", t."created_at" AS "createdAt", t."updated_at" AS "updatedAt", t."name" AS "name", t."description" AS "description", t."signal_type" AS "signalType", t."status" AS "status", t."model_instance_id" AS "modelInstanceId", t."audience_id" AS "audienceId", t."connection_id" AS "connectionId", t."config" AS "config", t."status_reason" AS "statusReason", (SELECT json_build_object('received', d.received, 'pending', d.pending, 'delivered', d.delivered, 'failed', d.failed, 'lastDeliveredAt', d.last_delivered_at, 'lastError', d.last_error)
+  FROM signal_deliveries d
+  WHERE d.customer_id = t.customer_id
+  AND d.signal_id = t.id) AS "delivery"
   FROM "signals" t
   JOIN (SELECT t."id"
   FROM "signals" t
@@ -186,17 +180,12 @@ SELECT total.total AS "__total", page.*
   LIMIT $2 OFFSET $3) ids ON ids."id" = t."id"
   WHERE t.customer_id = $1) page ON true
   ORDER BY page."id" DESC;
-SELECT signal_id AS "signalId", received, pending, delivered, failed, last_delivered_at AS "lastDeliveredAt", last_error AS "lastError"
-  FROM signal_deliveries
-  WHERE customer_id = $1
-  AND signal_id = ANY($2::bigint[]);
 
 -- GET /api/v1/signals/{id}/
-SELECT t."customer_id" AS "customerId", t."id" AS "id", t."created_at" AS "createdAt", t."updated_at" AS "updatedAt", t."name" AS "name", t."description" AS "description", t."signal_type" AS "signalType", t."status" AS "status", t."model_instance_id" AS "modelInstanceId", t."audience_id" AS "audienceId", t."connection_id" AS "connectionId", t."config" AS "config", t."status_reason" AS "statusReason"
+SELECT t."customer_id" AS "customerId", t."id" AS "id", t."created_at" AS "createdAt", t."updated_at" AS "updatedAt", t."name" AS "name", t."description" AS "description", t."signal_type" AS "signalType", t."status" AS "status", t."model_instance_id" AS "modelInstanceId", t."audience_id" AS "audienceId", t."connection_id" AS "connectionId", t."config" AS "config", t."status_reason" AS "statusReason", (SELECT json_build_object('received', d.received, 'pending', d.pending, 'delivered', d.delivered, 'failed', d.failed, 'lastDeliveredAt', d.last_delivered_at, 'lastError', d.last_error)
+  FROM signal_deliveries d
+  WHERE d.customer_id = t.customer_id
+  AND d.signal_id = t.id) AS "delivery"
   FROM "signals" t
   WHERE t.customer_id = $1
   AND t."id" = $2;
-SELECT signal_id AS "signalId", received, pending, delivered, failed, last_delivered_at AS "lastDeliveredAt", last_error AS "lastError"
-  FROM signal_deliveries
-  WHERE customer_id = $1
-  AND signal_id = ANY($2::bigint[]);

@@ -47,10 +47,23 @@ export interface LinkedIds<L> {
   value: keyof L & string;
 }
 
+/**
+ * A value read with each listed row by a correlated subquery on the row `t` (e.g. a signal's
+ * delivery counts as one JSON object), so a page and what it shows of each row are one statement.
+ * The subquery must narrow to `t.customer_id` itself; it is fixed text, never built from a request.
+ */
+export interface AttachedValue {
+  /** The property the value appears under on each row. */
+  as: string;
+  /** A scalar subquery or expression over `t`. */
+  select: string;
+}
+
 export interface ListOptions<E> {
   /** API ordering fields mapped to entity properties; default DEFAULT_ORDERING_COLUMNS. */
   columns?: OrderingColumns<E>;
   linkedIds?: LinkedIds<ObjectLiteral> | { as: string; link: LinkTable };
+  attached?: AttachedValue;
 }
 
 /** Offsets from which a page first picks its ids on the index, then fetches only those rows. */
@@ -102,6 +115,7 @@ function refuseUnscopedWhere(): never {
 export abstract class TenantRepository<E extends TenantEntity & ObjectLiteral> extends EntityRepository<E> {
   private readonly sqlCache = new Map<string, { sql: string; countedStatus: boolean }>();
   private byIdStatements: { read: string; forUpdate: string } | undefined;
+  private readonly byIdWithStatements = new Map<string, string>();
 
   protected constructor(
     repository: Repository<E>,
@@ -152,7 +166,7 @@ export abstract class TenantRepository<E extends TenantEntity & ObjectLiteral> e
     const orderProperty = (options.columns ?? (DEFAULT_ORDERING_COLUMNS as OrderingColumns<E>))[request.ordering.field];
     if (orderProperty === undefined) throw new Error(`Ordering field ${request.ordering.field} is not mapped`);
     const direction = request.ordering.direction;
-    let key = `${orderProperty}|${direction}|${deferred}|${options.linkedIds?.as ?? ''}`;
+    let key = `${orderProperty}|${direction}|${deferred}|${options.linkedIds?.as ?? ''}|${options.attached?.as ?? ''}`;
     for (const condition of conditions)
       key += 'link' in condition ? `|${condition.link.table}` : `|${condition.property}${condition.operator}`;
     const cached = this.sqlCache.get(key);
@@ -166,6 +180,7 @@ export abstract class TenantRepository<E extends TenantEntity & ObjectLiteral> e
     const pageOrder = orderProperty === 'id' ? `page."id" ${direction}` : `page."${orderProperty}" ${direction}, page."id" ${direction}`;
     const select = this.selectList();
     if (options.linkedIds) select.push(this.linkedIdsSelect(options.linkedIds));
+    if (options.attached) select.push(`${options.attached.select} AS "${options.attached.as}"`);
     const parameterCount = conditions.length + 1;
     const limits = `LIMIT $${parameterCount + 1} OFFSET $${parameterCount + 2}`;
     const page = deferred
@@ -259,6 +274,22 @@ export abstract class TenantRepository<E extends TenantEntity & ObjectLiteral> e
     const found = await this.findById(id, options);
     if (!found) throw ApiError.notFound();
     return found;
+  }
+
+  /**
+   * One object by id with a value attached (an `AttachedValue`, e.g. an audience's destinations),
+   * in one statement: what a detail answer shows is one round trip. A 404 when it is missing.
+   */
+  protected async getByIdWith<R extends E>(id: number, attached: AttachedValue, transaction?: Transaction): Promise<R> {
+    let sql = this.byIdWithStatements.get(attached.as);
+    if (sql === undefined) {
+      const select = [...this.selectList(), `${attached.select} AS "${attached.as}"`];
+      sql = prepared(`SELECT ${select.join(', ')} FROM "${this.repository.metadata.tableName}" t WHERE t.customer_id = $1 AND t."id" = $2`);
+      this.byIdWithStatements.set(attached.as, sql);
+    }
+    const rows: R[] = await this.managerOf(transaction).query(sql, [this.tenant.customerId, id]);
+    if (rows[0] === undefined) throw ApiError.notFound();
+    return rows[0];
   }
 
   /** The ids among `ids` that exist in the tenant: for validating references. */
