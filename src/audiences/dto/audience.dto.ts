@@ -13,7 +13,7 @@ import {
   TextField,
 } from '../../common/validation/fields.js';
 import { type Audience, AUDIENCE_STATUSES, SOURCE_TYPES } from '../audience.entity.js';
-import type { FieldTable } from '../../common/validation/field-table.js';
+import { type FieldTable, initialValues } from '../../common/validation/field-table.js';
 import { rulesErrors } from '../rules/audience-rules.js';
 
 /** A rules tree as the API document shows it. */
@@ -241,9 +241,24 @@ export class AudienceDetailDto extends AudienceDto {
   destinations: AudienceDestinationDto[];
 }
 
+/**
+ * The writable columns of an audience (SPEC section 3); `connections` is a link table, kept beside them.
+ * The service creates, merges, compares and assigns by this table, so a new writable field is
+ * one property above and one line here (and one in the mapper).
+ */
+export const AUDIENCE_FIELDS = [
+  { api: 'name', property: 'name' },
+  { api: 'description', property: 'description', initial: '' },
+  { api: 'source_type', property: 'sourceType' },
+  { api: 'rules', property: 'rules', initial: {}, json: true },
+  { api: 'model_instance', property: 'modelInstanceId', initial: null, nullable: true },
+  { api: 'min_score', property: 'minScore', initial: null, nullable: true },
+  { api: 'status', property: 'status', initial: 'draft' },
+] as const satisfies FieldTable<Audience>;
+
 /** An example request with the 201 it gets: the request's fields over those of a new audience. */
 function withCreated(request: Record<string, unknown>): Pick<CreateExample, 'request' | 'response'> {
-  const defaults = { description: '', rules: {}, model_instance: null, min_score: null, connections: [], status: 'draft' };
+  const defaults = { ...initialValues<Audience>(AUDIENCE_FIELDS), connections: [] };
   const at = '2026-11-21T10:00:00.000Z';
   return {
     request,
@@ -313,18 +328,3 @@ export const CREATE_AUDIENCE_EXAMPLES: Record<string, CreateExample> = {
     }),
   },
 };
-
-/**
- * The writable columns of an audience (SPEC section 3); `connections` is a link table, kept beside them.
- * The service creates, merges, compares and assigns by this table, so a new writable field is
- * one property above and one line here (and one in the mapper).
- */
-export const AUDIENCE_FIELDS = [
-  { api: 'name', property: 'name' },
-  { api: 'description', property: 'description', initial: '' },
-  { api: 'source_type', property: 'sourceType' },
-  { api: 'rules', property: 'rules', initial: {}, json: true },
-  { api: 'model_instance', property: 'modelInstanceId', initial: null, nullable: true },
-  { api: 'min_score', property: 'minScore', initial: null, nullable: true },
-  { api: 'status', property: 'status', initial: 'draft' },
-] as const satisfies FieldTable<Audience>;

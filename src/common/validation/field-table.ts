@@ -45,6 +45,11 @@ export function createdState<E, T extends FieldTable<E>>(table: T, input: Input)
   return state as StateOf<E, T>;
 }
 
+/** What a create that names none of the optional fields answers for them, by API name (for the document's examples). */
+export function initialValues<E>(table: FieldTable<E>): Record<string, unknown> {
+  return Object.fromEntries(table.filter((field) => 'initial' in field).map((field) => [field.api, field.initial]));
+}
+
 /** PATCH: the input's fields over the stored object's. */
 export function mergedState<E, T extends FieldTable<E>>(table: T, stored: E, input: Input): StateOf<E, T> {
   const state: Record<string, unknown> = {};

@@ -10,7 +10,7 @@ import {
   TextField,
 } from '../../common/validation/fields.js';
 import { type Signal, SIGNAL_STATUS_CODES, SIGNAL_TYPES, SignalStatus, type SignalStatusCode, type SignalType } from '../signal.entity.js';
-import type { FieldTable } from '../../common/validation/field-table.js';
+import { type FieldTable, initialValues } from '../../common/validation/field-table.js';
 import type { CreateExample } from '../../openapi/create-examples.js';
 
 const STATUS_CODES_DESCRIPTION = '0 draft, 1 active, 2 paused, 3 failed, 4 archived.';
@@ -180,9 +180,25 @@ export class SignalDto {
   updated_at: string;
 }
 
+/**
+ * The writable columns of a signal (SPEC section 3).
+ * The service creates, merges, compares and assigns by this table, so a new writable field is
+ * one property above and one line here (and one in the mapper).
+ */
+export const SIGNAL_FIELDS = [
+  { api: 'name', property: 'name' },
+  { api: 'description', property: 'description', initial: '' },
+  { api: 'signal_type', property: 'signalType' },
+  { api: 'status', property: 'status', initial: SignalStatus.draft },
+  { api: 'model_instance', property: 'modelInstanceId', initial: null, nullable: true },
+  { api: 'audience', property: 'audienceId', initial: null, nullable: true },
+  { api: 'connection', property: 'connectionId', initial: null, nullable: true },
+  { api: 'config', property: 'config', initial: {}, json: true },
+] as const satisfies FieldTable<Signal>;
+
 /** An example request with the 201 it gets: the request's fields over those of a new signal. */
 function withCreated(request: Record<string, unknown>): Pick<CreateExample, 'request' | 'response'> {
-  const defaults = { description: '', status: SignalStatus.draft, model_instance: null, audience: null, connection: null, config: {} };
+  const defaults = initialValues<Signal>(SIGNAL_FIELDS);
   const delivery = { received: 0, delivered: 0, failed: 0, pending: 0, last_delivered_at: null, last_error: null };
   const at = '2026-11-21T10:00:00.000Z';
   return {
@@ -219,19 +235,3 @@ export const CREATE_SIGNAL_EXAMPLES: Record<string, CreateExample> = {
     }),
   },
 };
-
-/**
- * The writable columns of a signal (SPEC section 3).
- * The service creates, merges, compares and assigns by this table, so a new writable field is
- * one property above and one line here (and one in the mapper).
- */
-export const SIGNAL_FIELDS = [
-  { api: 'name', property: 'name' },
-  { api: 'description', property: 'description', initial: '' },
-  { api: 'signal_type', property: 'signalType' },
-  { api: 'status', property: 'status', initial: SignalStatus.draft },
-  { api: 'model_instance', property: 'modelInstanceId', initial: null, nullable: true },
-  { api: 'audience', property: 'audienceId', initial: null, nullable: true },
-  { api: 'connection', property: 'connectionId', initial: null, nullable: true },
-  { api: 'config', property: 'config', initial: {}, json: true },
-] as const satisfies FieldTable<Signal>;
