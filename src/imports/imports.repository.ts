@@ -114,7 +114,8 @@ export class ImportsRepository extends TenantRepository<Import> {
     const customerId = this.tenant.customerId;
     const encode = new Transform({
       writableObjectMode: true,
-      writableHighWaterMark: 4,
+      // One batch waiting at most (see readRows in import-stream.ts).
+      writableHighWaterMark: 1,
       transform(rows: StagedRow[], _encoding, callback: TransformCallback) {
         // Pieces of at most ~32 KB: a longer string or buffer is allocated outside V8's young
         // generation, where only a full collection frees it, and the heap grew by 200 MB an import.
