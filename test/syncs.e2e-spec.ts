@@ -374,6 +374,49 @@ describe('audience syncs (SPEC 10.3) with workers', () => {
     expect(hex.count).toBe(0);
   });
 
+  it('a removal Google fails after accepting it keeps the person as sent, and the next sync removes them again', async () => {
+    await writePeople([
+      { external_id: 'stays-copper', identifiers: { email: 'stays.copper@example.org' }, traits: { plan: 'copper' } },
+      { external_id: 'leaves-copper', identifiers: { email: 'leaves.copper@example.org' }, traits: { plan: 'copper' } },
+    ]);
+    const audience = await activeAudience('copper', [connections.google]);
+    const [first] = await syncNow(audience);
+    expect(first).toMatchObject({ status: 'succeeded', added: 2 });
+    const list = google.dataManager.userLists.get(first!.platform_audience_id!)!;
+    const held = () => [...list.members.keys()].join('|');
+    const leaver = await personId('leaves-copper');
+    const sentRows = async () =>
+      (await api.dataSource.query(
+        'SELECT removal_request_id AS "removalRequestId" FROM sync_sent_members WHERE audience_id = $1 AND person_id = $2',
+        [audience, leaver],
+      )) as { removalRequestId: string | null }[];
+
+    // The leaver's removal is accepted, then failed whole by Google's verdict.
+    google.dataManager.failNextAccepted('remove');
+    await writePeople([{ external_id: 'leaves-copper', traits: { plan: 'copper-gone' } }]);
+    await waitFor(async () => (await settled(audience)).some((run) => run.trigger === 'membership_change'), 'the membership-change run');
+    const failedRun = (await settled(audience)).find((run) => run.trigger === 'membership_change')!;
+    expect(failedRun).toMatchObject({
+      status: 'failed',
+      planned_remove: 1,
+      removed: 0,
+      failed: 1,
+      failed_by_reason: { request_failed: 1 },
+    });
+    // Still on the list, so still sent, with no removal waiting: the destination holds 2.
+    expect(held()).toContain(sha('leaves.copper@example.org'));
+    expect(await sentRows()).toEqual([{ removalRequestId: null }]);
+    expect((await call('GET', `/api/v1/audiences/${audience}/`)).body.destinations[0].members_sent).toBe(2);
+
+    // The next sync removes the leaver again; Google's verdict is a success this time.
+    const [again] = await syncNow(audience);
+    expect(again).toMatchObject({ status: 'succeeded', planned_remove: 1, removed: 1, added: 0 });
+    expect(held()).not.toContain(sha('leaves.copper@example.org'));
+    expect(held()).toContain(sha('stays.copper@example.org'));
+    expect(await sentRows()).toEqual([]);
+    expect((await call('GET', `/api/v1/audiences/${audience}/`)).body.destinations[0].members_sent).toBe(1);
+  });
+
   it('a dry run counts and sends nothing; it is never coalesced with a real run', async () => {
     await writePeople([{ external_id: 'dry-1', identifiers: { email: 'dry@example.org' }, traits: { plan: 'tin' } }]);
     const audience = await activeAudience('tin', [connections.google]);

@@ -116,7 +116,8 @@ export class DestinationSender {
       for (const batch of prepared.batches) {
         const requestId = await this.googleRequest(userListId, 'remove', batch);
         if (requestId === undefined) continue;
-        await this.members.recordRemoved(scope, batch.keys);
+        // The rows go with Google's verdict on the request (SyncRunner.pollGoogle), not before.
+        await this.members.recordRemovalPending(scope, batch.keys, requestId);
         this.metrics.syncMembersSent.inc({ platform: 'google', operation: 'remove' }, batch.keys.length);
         await this.context.progress({
           removed: batch.keys.length,

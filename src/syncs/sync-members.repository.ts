@@ -265,6 +265,34 @@ export class SyncMembersRepository extends TenantRepository<SyncRun> {
   }
 
   /**
+   * Google accepted a removal and gives its verdict later: the people's rows stay, with their
+   * hashes, marked with the request until then (`settleRemoval`), so a failed removal is retried.
+   */
+  async recordRemovalPending(scope: DiffScope, personIds: readonly number[], requestId: string): Promise<void> {
+    if (personIds.length === 0) return;
+    await this.tenantQuery(
+      `UPDATE sync_sent_members SET removal_request_id = $7
+        WHERE customer_id = $1 AND audience_id = $2 AND connection_id = $3 AND person_id BETWEEN $5 AND $6 AND person_id = ANY($4::bigint[])`,
+      [scope.audienceId, scope.connectionId, personIds, Math.min(...personIds), Math.max(...personIds), requestId],
+    );
+  }
+
+  /**
+   * Google's verdict on a removal: done (success or partial success) forgets the people it
+   * removed; failed keeps them as sent and clears the request, so the next sync removes them again.
+   * Answers how many rows the verdict settled.
+   */
+  async settleRemoval(scope: Omit<DiffScope, 'platform'>, requestId: string, removed: boolean): Promise<number> {
+    const { affected } = await this.tenantQuery(
+      removed
+        ? 'DELETE FROM sync_sent_members WHERE customer_id = $1 AND audience_id = $2 AND connection_id = $3 AND removal_request_id = $4'
+        : 'UPDATE sync_sent_members SET removal_request_id = NULL WHERE customer_id = $1 AND audience_id = $2 AND connection_id = $3 AND removal_request_id = $4',
+      [scope.audienceId, scope.connectionId, requestId],
+    );
+    return affected;
+  }
+
+  /**
    * Google failed a request whole after accepting it: its members are forgotten as sent, so the
    * next sync sends them again (a member sent again by a later request keeps that request's id).
    */
@@ -276,10 +304,10 @@ export class SyncMembersRepository extends TenantRepository<SyncRun> {
     return affected;
   }
 
-  /** How many people the destination has, as far as this service knows. */
+  /** How many people the destination has, as far as this service knows (a removal Google has not ruled on is counted gone). */
   async sentCount(scope: Omit<DiffScope, 'platform'>): Promise<number> {
     const { rows } = await this.tenantQuery<{ count: string }>(
-      'SELECT count(*) AS count FROM sync_sent_members WHERE customer_id = $1 AND audience_id = $2 AND connection_id = $3',
+      'SELECT count(*) AS count FROM sync_sent_members WHERE customer_id = $1 AND audience_id = $2 AND connection_id = $3 AND removal_request_id IS NULL',
       [scope.audienceId, scope.connectionId],
     );
     return Number(rows[0]?.count ?? 0);

@@ -331,6 +331,10 @@ export class SyncRunner {
     run.status = status;
     run.finishedAt = new Date();
     run.requestAttempt = 0;
+    // Removals the run ends without a verdict on (none came, or the run stopped) are the next
+    // sync's to send again: their people stay as sent. Removing someone twice is harmless.
+    for (const pending of run.pendingRequests)
+      if (pending.operation === 'remove') await this.members.settleRemoval(run, pending.requestId, false);
     // What the destination holds now, counted once for the match rate and the destination.
     const membersSent = run.dryRun ? 0 : await this.members.sentCount(run);
     if (!run.dryRun && (status === 'succeeded' || status === 'partially_failed')) run.matchRate = await this.matchRate(run, membersSent);
@@ -401,7 +405,8 @@ export class SyncRunner {
 
   /**
    * Google's verdicts (SPEC 10.3): each pending request is asked for; a failed one counts its
-   * members failed and forgets them as sent (the next sync sends them again); partial success
+   * members failed and forgets them as sent (the next sync sends them again), or for a removal
+   * keeps them as sent (the next sync removes them again); a done removal forgets them; partial success
    * counts the failures Google gives by reason. While any is processing, ask again later.
    */
   async pollGoogle(runId: number): Promise<void> {
@@ -433,6 +438,7 @@ export class SyncRunner {
         stillPending.push(pending);
         continue;
       }
+      if (pending.operation === 'remove') await this.members.settleRemoval(run, pending.requestId, state !== 'failed');
       if (state === 'failed') {
         if (pending.operation === 'ingest') await this.members.forgetRequest(run, pending.requestId);
         const counted = Object.values(errorCounts).reduce((sum, count) => sum + count, 0);

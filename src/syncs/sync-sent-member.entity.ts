@@ -1,4 +1,4 @@
-import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
 /**
  * What one destination last accepted for one person (SPEC 10.3, "Exactly once, never
@@ -12,10 +12,16 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
  *   again only for people written since (a person written while a sync reads keeps a newer one);
  * - `request_id`: the Google request that carried it: when Google's verdict fails the request,
  *   its rows are dropped (a rare scan of the destination's rows, so no index on it), and the next
- *   sync sends them again.
+ *   sync sends them again;
+ * - `removal_request_id`: the Google removal request the row waits on (migration 1764330000000): a
+ *   removed person's row stays until Google's verdict, which drops it (success) or clears the id
+ *   (failure: the next sync removes the person again).
  * No foreign keys: see migration 1764320000000.
  */
 @Entity({ name: 'sync_sent_members' })
+@Index('sync_sent_members_removal_request_idx', ['customerId', 'audienceId', 'connectionId', 'removalRequestId'], {
+  where: `"removal_request_id" IS NOT NULL`,
+})
 export class SyncSentMember {
   @PrimaryColumn({ name: 'customer_id', type: 'bigint' })
   customerId: number;
@@ -49,4 +55,7 @@ export class SyncSentMember {
 
   @Column({ name: 'request_id', type: 'varchar', length: 128, nullable: true })
   requestId: string | null;
+
+  @Column({ name: 'removal_request_id', type: 'varchar', length: 128, nullable: true })
+  removalRequestId: string | null;
 }

@@ -376,6 +376,11 @@ export interface FakeDataManager {
   failNext(fault: FakeDataManagerFault, options?: { times?: number; route?: FakeDataManagerRoute }): void;
   /** What requestStatus:retrieve answers for a request (default: SUCCESS with its member count). */
   setVerdict(requestId: string, verdict: FakeRequestVerdict): void;
+  /**
+   * The next `times` accepted requests of `operation` fail whole after acceptance, as Google may:
+   * their verdict is FAILED and their members are not applied to the list.
+   */
+  failNextAccepted(operation: 'ingest' | 'remove', times?: number): void;
   handle(method: string, url: URL, body: string, scopes: string[] | undefined, response: ServerResponse): void;
 }
 
@@ -395,6 +400,7 @@ const BASE64_SHA256 = /^[A-Za-z0-9+/]{43}=$/;
 function createFakeDataManager(accountIds: () => string[]): FakeDataManager {
   const faults: { fault: FakeDataManagerFault; route: FakeDataManagerRoute | undefined; times: number }[] = [];
   const verdicts = new Map<string, FakeRequestVerdict>();
+  const failingAccepted = { ingest: 0, remove: 0 };
   let nextListId = 7_000_000_001;
 
   const rpcError = (
@@ -485,6 +491,9 @@ function createFakeDataManager(accountIds: () => string[]): FakeDataManager {
     matchRatePercentage: 62,
     failNext: (fault, options = {}) => faults.push({ fault, route: options.route, times: options.times ?? 1 }),
     setVerdict: (requestId, verdict) => verdicts.set(requestId, verdict),
+    failNextAccepted: (operation, times = 1) => {
+      failingAccepted[operation] += times;
+    },
     handle: (method, url, body, scopes, response) => {
       const path = url.pathname;
       const listPath = /^\/v1\/accountTypes\/GOOGLE_ADS\/accounts\/(\d+)\/userLists(?:\/(\d+))?$/.exec(path);
@@ -699,6 +708,11 @@ function createFakeDataManager(accountIds: () => string[]): FakeDataManager {
           termsOfService: parsed.termsOfService,
           members: members as FakeAudienceMember[],
         });
+        if (failingAccepted[route] > 0) {
+          failingAccepted[route]--;
+          verdicts.set(requestId, { requestStatus: 'FAILED' });
+          return json(response, 200, { requestId });
+        }
         for (const member of members as FakeAudienceMember[]) {
           const keys = memberKey(member);
           if (route === 'ingest') list.members.set(keys.join('|'), member);
