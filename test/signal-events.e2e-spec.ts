@@ -157,6 +157,21 @@ describe('signal events (SPEC 10.4)', () => {
     });
   });
 
+  describe('signal config of an active signal', () => {
+    it('takes a new description on an active signal whose settings predate SPEC 10.4, and refuses settings left incomplete', async () => {
+      const signal = await metaSignal();
+      // As a signal activated before the platforms' settings existed: active, with none of them.
+      await api.dataSource.query(`UPDATE signals SET config = '{}'::jsonb WHERE id = $1`, [signal.id]);
+      const renamed = await call('PATCH', `/api/v1/signals/${signal.id}/`, { description: 'Renamed while active' });
+      expect(renamed.status).toBe(200);
+      expect(renamed.body).toMatchObject({ status: 1, description: 'Renamed while active', config: {} });
+      // New settings for it must be complete, since it is active.
+      const partial = await call('PATCH', `/api/v1/signals/${signal.id}/`, { config: { pixel_id: signal.pixelId } });
+      expect(partial.status).toBe(400);
+      expect(Object.keys(partial.body.errors).sort()).toEqual(['config.action_source', 'config.event_name']);
+    });
+  });
+
   describe('accepting events', () => {
     it('answers 409 for a draft or archived signal, and 404 for another workspace’s signal', async () => {
       const draft = await googleSignal(0);

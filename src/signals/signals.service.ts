@@ -142,14 +142,19 @@ export class SignalsService {
     )
       errors.audience = [MESSAGES.doesNotExist(state.audienceId)];
     const configChanged = previous === undefined || !isDeepStrictEqual(state.config, previous.config);
-    const needsConnection = state.connectionId !== previous?.connectionId || state.status === SignalStatus.active || configChanged;
+    const connectionChanged = state.connectionId !== previous?.connectionId;
+    const activating = state.status === SignalStatus.active && previous?.status !== SignalStatus.active;
+    // What this write changes is checked: an active signal's description or name alone reads no connection.
+    const needsConnection = connectionChanged || activating || configChanged;
     const connection =
       state.connectionId === null || !needsConnection ? null : await this.connections.findById(state.connectionId, { transaction });
     if (state.connectionId !== null && needsConnection && connection === null)
       errors.connection = [MESSAGES.doesNotExist(state.connectionId)];
 
-    // SPEC 10.4: the settings of the connection's platform, complete once the signal is to be active.
-    if (connection !== null && (configChanged || state.connectionId !== previous?.connectionId || state.status === SignalStatus.active))
+    // SPEC 10.4: the settings of the connection's platform, complete once the signal is to be active:
+    // checked when they, the connection or the activation change (an active signal whose settings
+    // predate this rule takes a new description, and must be completed with its next settings).
+    if (connection !== null && (configChanged || connectionChanged || activating))
       Object.assign(errors, signalConfigErrors(connection.platform, state.config, state.status === SignalStatus.active));
 
     if (state.status === SignalStatus.active) {
