@@ -1,9 +1,10 @@
-import { useEffect, useId, useState } from 'preact/hooks';
+import { useId, useState } from 'preact/hooks';
 import { useLocation, useRoute } from 'preact-iso';
-import { api, type Problem, ProblemError, upload } from '../api/client';
+import { type Problem, ProblemError, upload } from '../api/client';
 import type { Import, ImportRowError } from '../api/types';
 import { EmptyState, formatDate, Loading, Notice, NotFound, PageHeader, ProblemNotice, StatusBadge } from '../components/feedback';
 import { ResourceList } from '../components/resource-list';
+import { usePolled } from '../components/use-polled';
 import { useSession } from '../session';
 
 const API = '/api/v1/imports/';
@@ -208,32 +209,8 @@ function UploadForm() {
  * show. `id` null reads nothing.
  */
 export function useImport(id: string | null): { row: Import | null; problem: Problem | null } {
-  const [row, setRow] = useState<Import | null>(null);
-  const [problem, setProblem] = useState<Problem | null>(null);
-  useEffect(() => {
-    setRow(null);
-    setProblem(null);
-    if (id === null) return;
-    let current = true;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const poll = () =>
-      api<Import>('GET', `${API}${id}/`).then(
-        (answer) => {
-          if (!current) return;
-          setRow(answer);
-          if (!finished(answer)) timer = setTimeout(poll, POLL_MS);
-        },
-        (error: unknown) => {
-          if (current && error instanceof ProblemError) setProblem(error.problem);
-        },
-      );
-    void poll();
-    return () => {
-      current = false;
-      clearTimeout(timer);
-    };
-  }, [id]);
-  return { row, problem };
+  const { value, problem } = usePolled<Import>(id === null ? null : `${API}${id}/`, finished, POLL_MS);
+  return { row: value, problem };
 }
 
 export function ImportPage() {

@@ -17,6 +17,7 @@ import {
 } from '../components/feedback';
 import { AUDIENCES, CONNECTIONS } from '../components/references';
 import { ResourceList } from '../components/resource-list';
+import { usePolled } from '../components/use-polled';
 import { useSession } from '../session';
 
 const API = '/api/v1/syncs/';
@@ -215,32 +216,8 @@ export function SyncsPage() {
 
 /** A run read again every second until it has ended; `id` null reads nothing. */
 function useRun(id: string | null): { run: SyncRun | null; problem: Problem | null; setRun: (run: SyncRun) => void } {
-  const [run, setRun] = useState<SyncRun | null>(null);
-  const [problem, setProblem] = useState<Problem | null>(null);
-  useEffect(() => {
-    setRun(null);
-    setProblem(null);
-    if (id === null) return;
-    let current = true;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const poll = () =>
-      api<SyncRun>('GET', `${API}${id}/`).then(
-        (answer) => {
-          if (!current) return;
-          setRun(answer);
-          if (!runFinished(answer)) timer = setTimeout(poll, ACTIVE_POLL_MS);
-        },
-        (error: unknown) => {
-          if (current && error instanceof ProblemError) setProblem(error.problem);
-        },
-      );
-    void poll();
-    return () => {
-      current = false;
-      clearTimeout(timer);
-    };
-  }, [id]);
-  return { run, problem, setRun };
+  const { value, problem, setValue } = usePolled<SyncRun>(id === null ? null : `${API}${id}/`, runFinished, ACTIVE_POLL_MS);
+  return { run: value, problem, setRun: setValue };
 }
 
 export function SyncPage() {
