@@ -26,6 +26,7 @@ interface Delivery {
 }
 interface SignalBody {
   id: number;
+  name: string;
   status: number;
   status_reason: string | null;
   delivery: Delivery;
@@ -239,6 +240,10 @@ describe('signal events (SPEC 10.4)', () => {
       expect(answers.reduce((sum, answer) => sum + (answer.body.duplicates as number), 0)).toBe(190);
       const done = await settled(signal.id, 'delivered', (body) => body.delivery.delivered === 10);
       expect(done.delivery).toMatchObject({ received: 10, delivered: 10, failed: 0, pending: 0, last_error: null });
+      // A PATCH that changes nothing answers the signal as the detail does, delivery counts included.
+      const unchanged = await call('PATCH', `/api/v1/signals/${signal.id}/`, { name: done.name });
+      expect(unchanged.status).toBe(200);
+      expect(unchanged.body.delivery).toEqual(done.delivery);
       const sent = google.events.requests.filter((request) => request.conversionActionId === signal.conversionActionId);
       expect(sent.flatMap((request) => request.events.map((event) => event.transactionId)).sort()).toEqual(
         events.map((event) => event.event_id).sort(),
@@ -447,12 +452,23 @@ describe('signal events (SPEC 10.4)', () => {
       expect(meta.conversions.calls.slice(callsBefore).map((entry) => entry.status)).toEqual([400, 429, 200]);
     });
 
-    it('turns the signal failed when Meta does not know the pixel', async () => {
+    it('turns the signal failed when Meta does not know the pixel, and tells a webhook with the signal as the API shows it', async () => {
+      const admin = bearer((await login(api, await createUser(api, workspace, { role: 'admin' }))).access);
+      const hook = await call('POST', '/api/v1/webhooks/', { url: 'http://127.0.0.1:9/signal-failed', events: ['signal.failed'] }, admin);
+      expect(hook.status).toBe(201);
       const signal = await metaSignal();
       meta.conversions.pixels.delete(signal.pixelId);
       await postEvents(signal.id, [{ event_id: 'nowhere', event_time: minutesAgo(1), fbp: 'fb.1.1700000000000.1' }]);
       const failed = await settled(signal.id, 'failed', (detail) => detail.status === 3);
       expect(failed.status_reason).toMatch(/^destination_refused: Unsupported post request/);
+      const [told]: { body: string }[] = await api.dataSource.query(
+        `SELECT body FROM webhook_deliveries WHERE webhook_id = $1 AND event_type = 'signal.failed'`,
+        [hook.body.id],
+      );
+      const data = (JSON.parse(told.body) as { data: SignalBody }).data;
+      expect(data).toMatchObject({ id: signal.id, status: 3, status_reason: failed.status_reason });
+      expect(data.delivery).toMatchObject({ received: 1 });
+      await call('DELETE', `/api/v1/webhooks/${hook.body.id}/`, undefined, admin);
     });
 
     it('turns the connection revoked and the signal paused when Meta says the grant is gone, and holds the events', async () => {

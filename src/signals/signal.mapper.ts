@@ -3,7 +3,7 @@ import type { SignalDelivery } from './signal-delivery.entity.js';
 import type { Signal } from './signal.entity.js';
 
 /** Field by field, so a new column never reaches a response by accident. A signal without events has no delivery row yet. */
-export function toSignalDto(signal: Signal, delivery?: SignalDelivery): SignalDto {
+export function toSignalDto(signal: Signal, delivery?: SignalDelivery | null): SignalDto {
   return {
     id: signal.id,
     customer: signal.customerId,
@@ -22,7 +22,7 @@ export function toSignalDto(signal: Signal, delivery?: SignalDelivery): SignalDt
   };
 }
 
-function toDeliveryDto(delivery: SignalDelivery | undefined): SignalDeliveryDto {
+function toDeliveryDto(delivery: SignalDelivery | null | undefined): SignalDeliveryDto {
   return {
     received: Number(delivery?.received ?? 0),
     delivered: Number(delivery?.delivered ?? 0),

@@ -24,11 +24,8 @@ const DELIVERY_OF_ROW: AttachedValue = {
        FROM signal_deliveries d WHERE d.customer_id = t.customer_id AND d.signal_id = t.id)`,
 };
 
-/** The delivery counts of some signals, on every signal read: a named prepared statement (src/database/prepared-statements.ts). */
-const DELIVERIES_SQL = prepared(
-  `SELECT signal_id AS "signalId", received, pending, delivered, failed, last_delivered_at AS "lastDeliveredAt", last_error AS "lastError"
-     FROM signal_deliveries WHERE customer_id = $1 AND signal_id = ANY($2::bigint[])`,
-);
+/** The delivery counts alone, for the answer to a write: a named prepared statement (src/database/prepared-statements.ts). */
+const DELIVERY_SQL = prepared(`SELECT ${DELIVERY_OF_ROW.select} AS delivery FROM signals t WHERE t.customer_id = $1 AND t.id = $2`);
 
 /** All SQL about signals. */
 @Injectable()
@@ -51,8 +48,8 @@ export class SignalsRepository extends TenantRepository<Signal> {
   }
 
   /** The signal with its delivery counts, in one statement; a 404 when it is missing. */
-  getWithDelivery(id: number): Promise<SignalRow> {
-    return this.getByIdWith<SignalRow>(id, DELIVERY_OF_ROW);
+  getWithDelivery(id: number, transaction?: Transaction): Promise<SignalRow> {
+    return this.getByIdWith<SignalRow>(id, DELIVERY_OF_ROW, transaction);
   }
 
   /** A connection lost its grant: its active signals pause and keep the connection, to resume after a reconnect. */
@@ -79,13 +76,12 @@ export class SignalsRepository extends TenantRepository<Signal> {
   }
 
   /**
-   * The delivery counts of these signals (SPEC 10.4), one row each by primary key: the counts are
-   * kept by triggers on signal_events, so this costs the same at 10 events or 10 million.
+   * The signal's delivery counts (SPEC 10.4), null before its first event: one row by key, since the
+   * counts are kept by triggers on signal_events, so this costs the same at 10 events or 10 million.
    */
-  async deliveriesOf(signalIds: number[], transaction?: Transaction): Promise<Map<number, SignalDelivery>> {
-    if (signalIds.length === 0) return new Map();
-    const { rows } = await this.tenantQuery<SignalDelivery>(DELIVERIES_SQL, [signalIds], transaction);
-    return new Map(rows.map((row) => [Number(row.signalId), row]));
+  async deliveryOf(signalId: number, transaction?: Transaction): Promise<SignalDelivery | null> {
+    const { rows } = await this.tenantQuery<{ delivery: SignalDelivery | null }>(DELIVERY_SQL, [signalId], transaction);
+    return rows[0]?.delivery ?? null;
   }
 
   /** An active signal turns failed with its reason (SPEC 10.4); false when it was not active (paused or archived meanwhile). */

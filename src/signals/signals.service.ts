@@ -49,12 +49,12 @@ export class SignalsService {
 
   async list(query: ListSignalsQuery, url: URL): Promise<Page<SignalDto>> {
     const result = await this.signals.list(query, query.page);
-    return pageOf(result, query.page, url, (signal) => toSignalDto(signal, signal.delivery ?? undefined));
+    return pageOf(result, query.page, url, (signal) => toSignalDto(signal, signal.delivery));
   }
 
   async get(id: number): Promise<SignalDto> {
     const signal = await this.signals.getWithDelivery(id);
-    return toSignalDto(signal, signal.delivery ?? undefined);
+    return toSignalDto(signal, signal.delivery);
   }
 
   /**
@@ -66,7 +66,11 @@ export class SignalsService {
   async failForDestination(signalId: number, reason: string, transaction: Transaction): Promise<boolean> {
     const failed = await this.signals.markFailed(signalId, reason, transaction);
     // Integrators hear of it (SPEC 10.5), in the same transaction as the change.
-    if (failed) await this.webhooks.emit(transaction, 'signal.failed', toSignalDto(await this.signals.getById(signalId, { transaction })));
+    if (failed) {
+      // The signal as the API shows it, delivery counts included.
+      const signal = await this.signals.getWithDelivery(signalId, transaction);
+      await this.webhooks.emit(transaction, 'signal.failed', toSignalDto(signal, signal.delivery));
+    }
     return failed;
   }
 
@@ -89,7 +93,8 @@ export class SignalsService {
     return this.transactions.run(async (transaction) => {
       const signal = await this.signals.getById(id, { transaction, lock: true });
       const next = mergedState<Signal, typeof SIGNAL_FIELDS>(SIGNAL_FIELDS, signal, input);
-      if (changedFields<Signal, typeof SIGNAL_FIELDS>(SIGNAL_FIELDS, signal, next).length === 0) return toSignalDto(signal);
+      if (changedFields<Signal, typeof SIGNAL_FIELDS>(SIGNAL_FIELDS, signal, next).length === 0)
+        return toSignalDto(signal, await this.signals.deliveryOf(id, transaction));
       if (signal.status === SignalStatus.archived) throw ApiError.field('status', ARCHIVED);
       const transitionError = signalTransitionError(signal.status, next.status);
       if (transitionError) throw ApiError.field('status', transitionError);
@@ -109,7 +114,7 @@ export class SignalsService {
           { key: signalDeliveryKey(customerId, id), runAt: new Date() },
         );
       }
-      return toSignalDto(saved, (await this.signals.deliveriesOf([id], transaction)).get(id));
+      return toSignalDto(saved, await this.signals.deliveryOf(id, transaction));
     });
   }
 

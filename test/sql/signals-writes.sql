@@ -30,10 +30,13 @@ SELECT t."customer_id" AS "customerId", t."id" AS "id", t."created_at" AS "creat
 UPDATE "signals" SET "name" = $1, "description" = $2, "signal_type" = $3, "status" = $4, "model_instance_id" = $5, "audience_id" = $6, "connection_id" = $7, "config" = $8, "status_reason" = $9, "updated_at" = CURRENT_TIMESTAMP
   WHERE "customer_id" = $10
   AND "id" = $11 RETURNING "updated_at";
-SELECT signal_id AS "signalId", received, pending, delivered, failed, last_delivered_at AS "lastDeliveredAt", last_error AS "lastError"
-  FROM signal_deliveries
-  WHERE customer_id = $1
-  AND signal_id = ANY($2::bigint[]);
+SELECT (SELECT json_build_object('received', d.received, 'pending', d.pending, 'delivered', d.delivered, 'failed', d.failed, 'lastDeliveredAt', d.last_delivered_at, 'lastError', d.last_error)
+  FROM signal_deliveries d
+  WHERE d.customer_id = t.customer_id
+  AND d.signal_id = t.id) AS delivery
+  FROM signals t
+  WHERE t.customer_id = $1
+  AND t.id = $2;
 COMMIT;
 
 -- DELETE /api/v1/signals/{created}/
