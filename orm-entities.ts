@@ -15,7 +15,6 @@ import { ModelScore } from './src/memberships/model-score.entity.js';
 import { McpToken } from './src/mcp-tokens/mcp-token.entity.js';
 import { ImportRow } from './src/imports/import-row.entity.js';
 import { Import } from './src/imports/import.entity.js';
-import { PersonIdentifier } from './src/people/person-identifier.entity.js';
 import { Person } from './src/people/person.entity.js';
 import { SignalEvent } from './src/signal-events/signal-event.entity.js';
 import { SignalDelivery } from './src/signals/signal-delivery.entity.js';
@@ -51,7 +50,6 @@ export const ENTITIES = [
   SocialIdentity,
   ConnectionFlowState,
   Person,
-  PersonIdentifier,
   Import,
   ImportRow,
   AudienceMember,

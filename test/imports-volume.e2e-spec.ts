@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { bearer, createUser, createWorkspace, login } from './support/factories.js';
 import { finishedImport, type ImportBody, postImport } from './support/imports.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
+import { storedIdentifiers } from './support/stored-identifiers.js';
 
 const ROWS = 200_000;
 const BAD_EMAIL_EVERY = 997;
@@ -58,11 +59,7 @@ describe('imports at volume', () => {
     expect(staged).toBe(0);
 
     for (const i of [1, 12_345, 199_999]) {
-      const rows: { platform: string; kind: string; hash: string }[] = await api.dataSource.query(
-        `SELECT i.platform, i.kind, encode(i.hash, 'hex') AS hash FROM person_identifiers i
-         JOIN people p ON p.customer_id = i.customer_id AND p.id = i.person_id WHERE p.external_id = $1 ORDER BY 1, 2, 3`,
-        [`vol-${i}`],
-      );
+      const rows = await storedIdentifiers(api.dataSource, 'p.external_id = $1', [`vol-${i}`]);
       const expected = [
         { platform: 'google', kind: 'email', hash: sha256(`person.${i}@example.com`) },
         { platform: 'google', kind: 'first_name', hash: sha256(`first${i}`) },

@@ -317,7 +317,6 @@ const RESOURCE_TABLES = [
   'ai_model_instances',
   'connections',
   'people',
-  'person_identifiers',
   'sync_runs',
   'audience_destinations',
   'sync_sent_members',

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { apiKeyHeader, bearer, createApiKey, createUser, createWorkspace, login, send, type Workspace } from './support/factories.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
+import { storedIdentifiers } from './support/stored-identifiers.js';
 
 const BASE = '/api/v1/people/';
 const BATCH = '/api/v1/people/batch/';
@@ -47,10 +48,7 @@ describe('people (SPEC 10.1)', () => {
 
   /** The stored hashes of a person as `platform/kind` → hex, read straight from the table. */
   async function storedHashes(personId: number): Promise<Record<string, string[]>> {
-    const rows: { platform: string; kind: string; hash: string }[] = await api.dataSource.query(
-      `SELECT platform, kind, encode(hash, 'hex') AS hash FROM person_identifiers WHERE customer_id = $1 AND person_id = $2 ORDER BY 1, 2, 3`,
-      [workspace.customerId, personId],
-    );
+    const rows = await storedIdentifiers(api.dataSource, 'p.customer_id = $1 AND p.id = $2', [workspace.customerId, personId]);
     const hashes: Record<string, string[]> = {};
     for (const row of rows) (hashes[`${row.platform}/${row.kind}`] ??= []).push(row.hash);
     return hashes;

@@ -32,7 +32,6 @@ const TENANT_TABLES = [
   'auth_sessions',
   'idempotency_keys',
   'people',
-  'person_identifiers',
   'imports',
   'import_rows',
   'audience_members',

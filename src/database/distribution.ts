@@ -21,7 +21,6 @@ export const TABLE_DISTRIBUTION = {
     'idempotency_keys',
     'tenant_counts',
     'people',
-    'person_identifiers',
     'imports',
     'import_rows',
     'audience_members',

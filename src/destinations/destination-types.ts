@@ -8,7 +8,7 @@ import type { ConsentValue } from '../people/person.entity.js';
  * client class per platform behind one interface").
  */
 
-/** One SHA-256 hash: the 32 bytes stored in `person_identifiers.hash`, or their 64 lowercase hex digits. */
+/** One SHA-256 hash: the 32 bytes stored packed on `people` (src/people/person-identifiers.ts), or their 64 lowercase hex digits. */
 export type IdentifierHash = Buffer | string;
 
 export const HEX_SHA256 = /^[0-9a-f]{64}$/;

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { csvRecordToPerson, ImportFileError, isRejected, readCsvHeader, readImportRow, type StagedRow } from './import-row-reader.js';
+import { eachIdentifier } from '../people/person-identifiers.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
@@ -59,7 +60,12 @@ describe('import row', () => {
     const staged = row as StagedRow;
     expect(staged.externalId).toBe(`email:${sha256('ab@gmail.com').slice(0, 32)}`);
     expect(staged).toMatchObject({ line: 2, traits: { plan: 'gold' }, removedTraits: ['old'], countryCode: 'US', consentAdUserData: null });
-    const hashes = staged.hashTags.map((tag, index) => [tag, staged.hashes.subarray(index * 32, index * 32 + 32).toString('hex')]);
+    const hashes = (['google', 'meta'] as const).flatMap((platform) =>
+      [...eachIdentifier(platform === 'google' ? staged.googleIdentifiers : staged.metaIdentifiers)].map(({ kind, hash }) => [
+        `${platform}:${kind}`,
+        hash.toString('hex'),
+      ]),
+    );
     expect(hashes).toEqual(
       expect.arrayContaining([
         ['google:email', sha256('ab@gmail.com')],
@@ -69,6 +75,7 @@ describe('import row', () => {
         ['meta:country', sha256('us')],
       ]),
     );
+    expect(staged.matchedKeys).toEqual(['email', 'phone']);
     expect(JSON.stringify(staged)).not.toContain('Gmail');
   });
 

@@ -1,5 +1,5 @@
 import { checkJsonStrings } from '../common/http/json-limits.js';
-import { hashesOf, readPersonWrite } from '../people/person-write.js';
+import { identifierColumns, readPersonWrite } from '../people/person-write.js';
 
 /**
  * Reads one import row into what may be staged (SPEC 10.1, Imports). Every rule is the people
@@ -25,8 +25,11 @@ export interface StagedRow {
   postalCode: string | null;
   mobileAdId: string | null;
   namedKinds: string[];
-  hashTags: string[];
-  hashes: Buffer;
+  /** The hashes of the kinds the row names, packed per platform (person-identifiers.ts). */
+  googleIdentifiers: Buffer;
+  metaIdentifiers: Buffer;
+  /** The row's keys as a new person's; the merge works out a stored person's from both. */
+  matchedKeys: string[];
 }
 
 export interface RejectedRow {
@@ -174,8 +177,14 @@ export function readImportRow(line: number, person: unknown): StagedRow | Reject
     if (value === null) removedTraits.push(key);
     else traits[key] = value;
   }
-  const hashes = hashesOf(write);
   const normalized = write.normalized;
+  const clear = {
+    countryCode: write.namesCountryCode ? (normalized?.countryCode ?? null) : null,
+    postalCode: write.namesPostalCode ? (normalized?.postalCode ?? null) : null,
+    mobileAdId: write.namesMobileAdId ? (normalized?.mobileAdId ?? null) : null,
+  };
+  // As a new person's: the hashes packed, and the keys; the merge works out a stored person's in SQL.
+  const columns = identifierColumns(write, undefined, clear);
   return {
     line,
     externalId: write.externalId,
@@ -183,12 +192,11 @@ export function readImportRow(line: number, person: unknown): StagedRow | Reject
     removedTraits,
     consentAdUserData: write.consent.adUserData ?? null,
     consentAdPersonalization: write.consent.adPersonalization ?? null,
-    countryCode: write.namesCountryCode ? (normalized?.countryCode ?? null) : null,
-    postalCode: write.namesPostalCode ? (normalized?.postalCode ?? null) : null,
-    mobileAdId: write.namesMobileAdId ? (normalized?.mobileAdId ?? null) : null,
+    ...clear,
     namedKinds: [...write.namedKinds],
-    hashTags: hashes.map((hash) => `${hash.platform}:${hash.kind}`),
-    hashes: Buffer.concat(hashes.map((hash) => hash.hash)),
+    googleIdentifiers: columns.googleIdentifiers,
+    metaIdentifiers: columns.metaIdentifiers,
+    matchedKeys: columns.matchedKeys,
   };
 }
 

@@ -50,13 +50,16 @@ export class ImportRow {
   @Column({ name: 'named_kinds', type: 'text', array: true })
   namedKinds: string[];
 
-  /** `platform:kind` of each hash, in the order of `hashes`. */
-  @Column({ name: 'hash_tags', type: 'text', array: true })
-  hashTags: string[];
+  /** The row's hashes of the kinds it names, packed per platform as `people` keeps them (person-identifiers.ts). */
+  @Column({ name: 'google_identifiers', type: 'bytea' })
+  googleIdentifiers: Buffer;
 
-  /** The row's SHA-256 hashes, 32 bytes each, concatenated: one bytea instead of a bytea[] keeps the COPY text simple. */
-  @Column({ type: 'bytea' })
-  hashes: Buffer;
+  @Column({ name: 'meta_identifiers', type: 'bytea' })
+  metaIdentifiers: Buffer;
+
+  /** The row's keys as a new person's (`matchedKeysOf`); a stored person's are merged in SQL. */
+  @Column({ name: 'matched_keys', type: 'text', array: true })
+  matchedKeys: string[];
 
   @ManyToOne(() => Import, { onDelete: 'CASCADE' })
   @JoinColumn([

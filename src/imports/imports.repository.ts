@@ -61,28 +61,26 @@ export function stagedRowCopyLine(customerId: number, importId: number, row: Sta
   return (
     `${customerId}\t${importId}\t${row.line}\t${copyText(row.externalId)}\t${copyText(JSON.stringify(row.traits))}\t${copyArray(row.removedTraits)}\t` +
     `${copyText(row.consentAdUserData)}\t${copyText(row.consentAdPersonalization)}\t${copyText(row.countryCode)}\t` +
-    `${copyText(row.postalCode)}\t${copyText(row.mobileAdId)}\t${copyArray(row.namedKinds)}\t${copyArray(row.hashTags)}\t` +
-    `\\\\x${row.hashes.toString('hex')}\n`
+    `${copyText(row.postalCode)}\t${copyText(row.mobileAdId)}\t${copyArray(row.namedKinds)}\t` +
+    `\\\\x${row.googleIdentifiers.toString('hex')}\t\\\\x${row.metaIdentifiers.toString('hex')}\t${copyArray(row.matchedKeys)}\n`
   );
 }
 
 export const STAGED_COLUMNS =
-  'customer_id, import_id, line, external_id, traits, removed_traits, consent_ad_user_data, consent_ad_personalization, country_code, postal_code, mobile_ad_id, named_kinds, hash_tags, hashes';
+  'customer_id, import_id, line, external_id, traits, removed_traits, consent_ad_user_data, consent_ad_personalization, country_code, postal_code, mobile_ad_id, named_kinds, google_identifiers, meta_identifiers, matched_keys';
 
-/**
- * A staged row's stored Google kind, or the row's own when it names that kind (SPEC 10.1: a write
- * replaces the identifiers it names). The same reading as `mergedColumns` in person-write.ts.
- */
-const has = (kind: string) =>
-  `(CASE WHEN '${kind}' = ANY(s.named_kinds) THEN 'google:${kind}' = ANY(s.hash_tags) ELSE COALESCE('${kind}' = ANY(stored.kinds), false) END)`;
 const MERGED_COUNTRY = `(CASE WHEN 'country' = ANY(s.named_kinds) THEN s.country_code ELSE p.country_code END)`;
 const MERGED_POSTAL = `(CASE WHEN 'zip' = ANY(s.named_kinds) THEN s.postal_code ELSE p.postal_code END)`;
 const MERGED_MOBILE_AD_ID = 'COALESCE(s.mobile_ad_id, p.mobile_ad_id)';
-/** `matchedKeysOf` (people/normalization) as SQL, for the set-based merge: an address is all four parts. */
+/**
+ * A stored person's keys after the row, `matchedKeysOf` (people/normalization) as SQL: the merged
+ * Google hashes hold the row's kinds where it names them and the stored ones elsewhere, as
+ * person-write.ts `mergedColumns` reads them; an address is all four parts.
+ */
 const MERGED_MATCHED_KEYS = `array_remove(ARRAY[
-    CASE WHEN ${has('email')} THEN 'email' END,
-    CASE WHEN ${has('phone')} THEN 'phone' END,
-    CASE WHEN ${has('first_name')} AND ${has('last_name')} AND ${MERGED_COUNTRY} IS NOT NULL AND ${MERGED_POSTAL} IS NOT NULL THEN 'address' END,
+    CASE WHEN 'email' = ANY(m.kinds) THEN 'email' END,
+    CASE WHEN 'phone' = ANY(m.kinds) THEN 'phone' END,
+    CASE WHEN 'first_name' = ANY(m.kinds) AND 'last_name' = ANY(m.kinds) AND ${MERGED_COUNTRY} IS NOT NULL AND ${MERGED_POSTAL} IS NOT NULL THEN 'address' END,
     CASE WHEN ${MERGED_MOBILE_AD_ID} IS NOT NULL THEN 'mobile_ad_id' END
   ], NULL)`;
 
@@ -236,29 +234,33 @@ export class ImportsRepository extends TenantRepository<Import> {
   /**
    * One upsert of every staged person, merged with the stored row as a batch write merges
    * (person-write.ts `mergedColumns`): traits merged and removed keys dropped, consent per key,
-   * the named clear columns replaced, matched keys from the named and the stored Google kinds.
+   * the named clear columns replaced, the named kinds' hashes replaced (`merged_person_identifiers`,
+   * migration 1764400000000), matched keys from the merged hashes. A new person (no stored row)
+   * takes the staged values as they are, and the functions run only for stored people.
    *
    * Rows are written in external_id order (the unique index's order, and the order the batch
-   * upsert locks in), but a new person's id is drawn in line order, before that sort: the hashes
-   * are then inserted in line order with ascending person ids, which append at the right edge of
-   * `person_identifiers`' key without sorting 10 rows per person (an update keeps its stored id).
-   * Answers how many of the rows updated a stored person: none means no stored hash can be named.
+   * upsert locks in); a new person's id is drawn in line order, before that sort.
    */
-  async upsertPeople(importId: number, transaction: Transaction): Promise<{ updated: number }> {
-    const { rows } = await this.tenantQuery<{ updated: number }>(
-      `WITH upserted AS (
-       INSERT INTO people (customer_id, id, external_id, traits, consent_ad_user_data, consent_ad_personalization, country_code, postal_code, mobile_ad_id, matched_keys)
+  async upsertPeople(importId: number, transaction: Transaction): Promise<void> {
+    await this.tenantQuery(
+      `INSERT INTO people (customer_id, id, external_id, traits, consent_ad_user_data, consent_ad_personalization, country_code, postal_code, mobile_ad_id,
+         matched_keys, google_identifiers, meta_identifiers)
        SELECT $1, s.new_id, s.external_id, (COALESCE(p.traits, '{}') || s.traits) - s.removed_traits,
          COALESCE(s.consent_ad_user_data, p.consent_ad_user_data, 'unspecified'),
          COALESCE(s.consent_ad_personalization, p.consent_ad_personalization, 'unspecified'),
-         ${MERGED_COUNTRY}, ${MERGED_POSTAL}, ${MERGED_MOBILE_AD_ID}, ${MERGED_MATCHED_KEYS}
+         ${MERGED_COUNTRY}, ${MERGED_POSTAL}, ${MERGED_MOBILE_AD_ID},
+         CASE WHEN p.id IS NULL THEN s.matched_keys ELSE ${MERGED_MATCHED_KEYS} END,
+         CASE WHEN p.id IS NULL THEN s.google_identifiers ELSE m.google END,
+         CASE WHEN p.id IS NULL THEN s.meta_identifiers ELSE merged_person_identifiers(p.meta_identifiers, s.named_kinds, s.meta_identifiers) END
        FROM (SELECT nextval('people_id_seq') AS new_id, r.* FROM import_rows r WHERE r.customer_id = $1 AND r.import_id = $2 ORDER BY r.line) s
        LEFT JOIN people p ON p.customer_id = s.customer_id AND p.external_id = s.external_id
-       -- Naming s (not only p) keeps the lookup after the join: only the people the file names are read,
-       -- never every person of the workspace; a new person (p.id NULL) skips it.
-       LEFT JOIN LATERAL (
-         SELECT array_agg(DISTINCT i.kind) AS kinds FROM person_identifiers i
-         WHERE p.id IS NOT NULL AND i.customer_id = s.customer_id AND i.person_id = p.id AND i.platform = 'google') stored ON true
+       -- A stored person's merged Google hashes and their kinds, once a row (OFFSET 0 keeps the
+       -- planner from copying the expressions into each place they are used). Both functions are
+       -- STRICT: for a new person (p's columns NULL) they are not called.
+       CROSS JOIN LATERAL (
+         SELECT g.google, person_identifier_kinds(g.google) AS kinds
+         FROM (SELECT merged_person_identifiers(p.google_identifiers, s.named_kinds, s.google_identifiers) AS google OFFSET 0) g
+         OFFSET 0) m
        ORDER BY s.external_id
        ON CONFLICT (customer_id, external_id) DO UPDATE SET
          traits = EXCLUDED.traits,
@@ -268,46 +270,9 @@ export class ImportsRepository extends TenantRepository<Import> {
          postal_code = EXCLUDED.postal_code,
          mobile_ad_id = EXCLUDED.mobile_ad_id,
          matched_keys = EXCLUDED.matched_keys,
-         updated_at = now()
-       -- xmax is 0 on a row this statement inserted, and set on one it updated (locked, then rewrote).
-       RETURNING xmax::text <> '0' AS updated)
-       SELECT count(*) FILTER (WHERE updated)::int AS updated FROM upserted`,
-      [importId],
-      transaction,
-    );
-    return rows[0];
-  }
-
-  /**
-   * SPEC 10.1: a write replaces the identifiers it names. One DELETE of the named kinds, run only
-   * when the upsert updated a stored person (after the upsert, so a person another writer created
-   * meanwhile is included), then one INSERT of the hashes in line order: a new person's id follows
-   * its line (`upsertPeople`), so the rows arrive in key order without a sort.
-   * `person_identifiers` has no foreign key (migration 1764000000000): every person_id here is a
-   * person this transaction has just upserted, and so holds locked until it commits.
-   * No ON CONFLICT: nothing can conflict (a row's hashes are unique per platform and kind, the
-   * normalisation's `pushUnique`; duplicate external ids are gone; the named kinds' stored hashes
-   * were just deleted, and the row has hashes of named kinds only), and the speculative insertion
-   * ON CONFLICT makes took twice as long (2M hashes: 26.0 s and 15.6 s against 11.2 s and 7.1 s).
-   */
-  async replaceIdentifiers(importId: number, storedPeopleNamed: boolean, transaction: Transaction): Promise<void> {
-    if (storedPeopleNamed)
-      await this.tenantQuery(
-        `DELETE FROM person_identifiers i USING import_rows s, people p
-         WHERE i.customer_id = $1 AND s.customer_id = $1 AND s.import_id = $2 AND p.customer_id = $1 AND p.external_id = s.external_id
-           AND i.person_id = p.id AND i.kind = ANY(s.named_kinds)`,
-        [importId],
-        transaction,
-      );
-    await this.tenantQuery(
-      `INSERT INTO person_identifiers (customer_id, person_id, platform, kind, hash)
-       SELECT $1, x.id, split_part(t.tag, ':', 1), split_part(t.tag, ':', 2), substring(x.hashes FROM (t.n::int - 1) * 32 + 1 FOR 32)
-       FROM (
-         SELECT p.id, s.hash_tags, s.hashes FROM import_rows s
-         JOIN people p ON p.customer_id = s.customer_id AND p.external_id = s.external_id
-         WHERE s.customer_id = $1 AND s.import_id = $2
-         ORDER BY s.line) x
-       CROSS JOIN LATERAL unnest(x.hash_tags) WITH ORDINALITY AS t(tag, n)`,
+         google_identifiers = EXCLUDED.google_identifiers,
+         meta_identifiers = EXCLUDED.meta_identifiers,
+         updated_at = now()`,
       [importId],
       transaction,
     );

@@ -162,12 +162,11 @@ export class ImportsService {
     if (audience.status === 'archived') throw ApiError.conflict('This audience is archived: its members are frozen.');
   }
 
-  /** The staged people upserted as a batch would be: their traits checked against the 100-key limit, then their hashes. */
+  /** The staged people upserted as a batch would be: their traits checked against the 100-key limit, then one upsert with their hashes. */
   private async upsertStagedPeople(importId: number, transaction: Transaction): Promise<DroppedRows> {
     await this.imports.lockNamedPeople(importId, transaction);
     const crowded = await this.imports.dropTooManyTraits(importId, transaction);
-    const { updated } = await this.imports.upsertPeople(importId, transaction);
-    await this.imports.replaceIdentifiers(importId, updated > 0, transaction);
+    await this.imports.upsertPeople(importId, transaction);
     return crowded;
   }
 

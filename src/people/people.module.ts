@@ -3,11 +3,10 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { PeopleController } from './people.controller.js';
 import { PeopleRepository } from './people.repository.js';
 import { PeopleService } from './people.service.js';
-import { PersonIdentifier } from './person-identifier.entity.js';
 import { Person } from './person.entity.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Person, PersonIdentifier])],
+  imports: [TypeOrmModule.forFeature([Person])],
   controllers: [PeopleController],
   providers: [PeopleService, PeopleRepository],
   exports: [PeopleService, PeopleRepository],

@@ -6,8 +6,7 @@ import { TenantContext } from '../common/tenancy/tenant-context.js';
 import { type ListCondition, type ListResult, TenantRepository } from '../common/tenancy/tenant-repository.js';
 import type { Transaction } from '../common/tenancy/transactions.js';
 import type { ListPeopleQuery } from './dto/list-people.query.js';
-import type { IdentifierKind } from './person-identifier.entity.js';
-import type { IdentifierHash, PersonColumns, StoredPerson } from './person-write.js';
+import type { PersonColumns, StoredPerson } from './person-write.js';
 import { Person } from './person.entity.js';
 
 const ORDERING_COLUMNS: OrderingColumns<Person> = {
@@ -23,12 +22,6 @@ export type PersonRow = Person & { audienceIds: number[] };
 /** Audience memberships (SPEC 10.2), read here by their table: people list members and a person's audiences. */
 const MEMBERSHIPS = { table: 'audience_members', owner: 'person_id', value: 'audience_id' } as const;
 
-/** A person's stored hashes to replace: every hash of these kinds goes before the write's are inserted. */
-export interface NamedKinds {
-  personId: number;
-  kinds: Iterable<IdentifierKind>;
-}
-
 /** A row the batch upsert wrote, and whether it was new. */
 export interface UpsertedPerson {
   id: number;
@@ -38,13 +31,13 @@ export interface UpsertedPerson {
 
 const STORED_COLUMNS = `p.id, p.external_id AS "externalId", p.traits, p.consent_ad_user_data AS "consentAdUserData",
   p.consent_ad_personalization AS "consentAdPersonalization", p.country_code AS "countryCode", p.postal_code AS "postalCode",
-  p.mobile_ad_id AS "mobileAdId",
-  ARRAY(SELECT DISTINCT i.kind FROM person_identifiers i WHERE i.customer_id = p.customer_id AND i.person_id = p.id AND i.platform = 'google') AS "googleKinds"`;
+  p.mobile_ad_id AS "mobileAdId", p.google_identifiers AS "googleIdentifiers", p.meta_identifiers AS "metaIdentifiers"`;
 
 /**
- * All SQL about people and their identifier hashes. Batch writes are set-based: one statement per
- * table for the whole batch (the rows travel as one JSON or array parameter), never a statement
- * per row, so a 1,000-row batch costs four round trips.
+ * All SQL about people and their identifier hashes (packed on the person's row,
+ * person-identifiers.ts). Batch writes are set-based: one statement for the whole batch (the rows
+ * travel as one JSON parameter), never a statement per row, so a 1,000-row batch costs two round
+ * trips: the stored rows read under lock, and the upsert.
  */
 @Injectable()
 export class PeopleRepository extends TenantRepository<Person> {
@@ -124,13 +117,16 @@ export class PeopleRepository extends TenantRepository<Person> {
       postal_code: row.postalCode,
       mobile_ad_id: row.mobileAdId,
       matched_keys: row.matchedKeys,
+      google_identifiers: row.googleIdentifiers.toString('hex'),
+      meta_identifiers: row.metaIdentifiers.toString('hex'),
     }));
     const { rows: written } = await this.tenantQuery<UpsertedPerson>(
-      `INSERT INTO people (customer_id, external_id, traits, consent_ad_user_data, consent_ad_personalization, country_code, postal_code, mobile_ad_id, matched_keys)
+      `INSERT INTO people (customer_id, external_id, traits, consent_ad_user_data, consent_ad_personalization, country_code, postal_code, mobile_ad_id, matched_keys,
+         google_identifiers, meta_identifiers)
        SELECT $1, r.external_id, r.traits, r.consent_ad_user_data, r.consent_ad_personalization, r.country_code, r.postal_code, r.mobile_ad_id,
-         ARRAY(SELECT jsonb_array_elements_text(r.matched_keys))
+         ARRAY(SELECT jsonb_array_elements_text(r.matched_keys)), decode(r.google_identifiers, 'hex'), decode(r.meta_identifiers, 'hex')
        FROM jsonb_to_recordset($2::jsonb) AS r(external_id text, traits jsonb, consent_ad_user_data text, consent_ad_personalization text,
-         country_code text, postal_code text, mobile_ad_id uuid, matched_keys jsonb)
+         country_code text, postal_code text, mobile_ad_id uuid, matched_keys jsonb, google_identifiers text, meta_identifiers text)
        ORDER BY r.external_id
        ON CONFLICT (customer_id, external_id) DO UPDATE SET
          traits = EXCLUDED.traits,
@@ -140,6 +136,8 @@ export class PeopleRepository extends TenantRepository<Person> {
          postal_code = EXCLUDED.postal_code,
          mobile_ad_id = EXCLUDED.mobile_ad_id,
          matched_keys = EXCLUDED.matched_keys,
+         google_identifiers = EXCLUDED.google_identifiers,
+         meta_identifiers = EXCLUDED.meta_identifiers,
          updated_at = now()
        RETURNING id, external_id AS "externalId", (xmax = 0) AS inserted`,
       [JSON.stringify(records)],
@@ -152,7 +150,8 @@ export class PeopleRepository extends TenantRepository<Person> {
   async update(id: number, columns: PersonColumns, transaction: Transaction): Promise<Person | undefined> {
     const { rows } = await this.tenantQuery<Person>(
       `UPDATE people SET external_id = $3, traits = $4::jsonb, consent_ad_user_data = $5, consent_ad_personalization = $6,
-         country_code = $7, postal_code = $8, mobile_ad_id = $9, matched_keys = $10::text[], updated_at = now()
+         country_code = $7, postal_code = $8, mobile_ad_id = $9, matched_keys = $10::text[], google_identifiers = $11, meta_identifiers = $12,
+         updated_at = now()
        WHERE customer_id = $1 AND id = $2
        RETURNING customer_id AS "customerId", id, external_id AS "externalId", traits, consent_ad_user_data AS "consentAdUserData",
          consent_ad_personalization AS "consentAdPersonalization", country_code AS "countryCode", postal_code AS "postalCode",
@@ -167,6 +166,8 @@ export class PeopleRepository extends TenantRepository<Person> {
         columns.postalCode,
         columns.mobileAdId,
         columns.matchedKeys,
+        columns.googleIdentifiers,
+        columns.metaIdentifiers,
       ],
       transaction,
     );
@@ -174,56 +175,12 @@ export class PeopleRepository extends TenantRepository<Person> {
   }
 
   /**
-   * SPEC 10.1: a write replaces the identifiers it names. Two statements for any number of people:
-   * every stored hash of a named kind goes, then the write's hashes come in.
-   */
-  async replaceIdentifiers(
-    named: NamedKinds[],
-    hashes: (IdentifierHash & { personId: number })[],
-    transaction: Transaction,
-  ): Promise<void> {
-    const personIds: number[] = [];
-    const kinds: string[] = [];
-    for (const person of named) {
-      for (const kind of person.kinds) {
-        personIds.push(person.personId);
-        kinds.push(kind);
-      }
-    }
-    if (personIds.length > 0) {
-      await this.tenantQuery(
-        `DELETE FROM person_identifiers i USING unnest($2::bigint[], $3::text[]) AS n(person_id, kind)
-         WHERE i.customer_id = $1 AND i.person_id = n.person_id AND i.kind = n.kind`,
-        [personIds, kinds],
-        transaction,
-      );
-    }
-    if (hashes.length === 0) return;
-    await this.tenantQuery(
-      `INSERT INTO person_identifiers (customer_id, person_id, platform, kind, hash)
-       SELECT $1, h.person_id, h.platform, h.kind, decode(h.hash, 'hex')
-       FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[]) AS h(person_id, platform, kind, hash)
-       ORDER BY 2, 3, 4, 5
-       ON CONFLICT DO NOTHING`,
-      [
-        hashes.map((hash) => hash.personId),
-        hashes.map((hash) => hash.platform),
-        hashes.map((hash) => hash.kind),
-        hashes.map((hash) => hash.hash.toString('hex')),
-      ],
-      transaction,
-    );
-  }
-
-  /**
-   * Erasure (SPEC 10.1): the person's memberships, hashes and row go in one transaction, so a
-   * person is never half erased (the trigger on `people` would delete the hashes too; erasure
-   * says it here). Answers the audiences the person left, whose destinations then sync the
+   * Erasure (SPEC 10.1): the person's memberships and row (with the hashes on it) go in one
+   * transaction, so a person is never half erased. Answers the audiences the person left, whose destinations then sync the
    * removal: what each destination was sent is in its `sync_sent_members` rows, which the removal
    * consumes, so after it no hash of the person is left anywhere.
    */
   async erase(id: number, transaction: Transaction): Promise<number[]> {
-    await this.tenantQuery('DELETE FROM person_identifiers WHERE customer_id = $1 AND person_id = $2', [id], transaction);
     // Memberships have no foreign key to cascade (AudienceMember): they go here, with the person.
     const { rows } = await this.tenantQuery<{ audience_id: string }>(
       'DELETE FROM audience_members WHERE customer_id = $1 AND person_id = $2 RETURNING audience_id',

@@ -8,18 +8,9 @@ import { JOBS } from '../jobs/job-definitions.js';
 import { Jobs } from '../jobs/jobs.service.js';
 import type { BatchResultDto, PersonDto } from './dto/person.dto.js';
 import type { ListPeopleQuery } from './dto/list-people.query.js';
-import { type NamedKinds, PeopleRepository } from './people.repository.js';
+import { PeopleRepository } from './people.repository.js';
 import { toPersonDto } from './person.mapper.js';
-import {
-  hashesOf,
-  type IdentifierHash,
-  mergedColumns,
-  normalizeWith,
-  type PersonColumns,
-  type PersonWrite,
-  readPersonWrite,
-  tooManyTraits,
-} from './person-write.js';
+import { mergedColumns, normalizeWith, type PersonColumns, type PersonWrite, readPersonWrite, tooManyTraits } from './person-write.js';
 
 const EXTERNAL_ID_TAKEN = 'external_id_taken';
 
@@ -53,9 +44,8 @@ export class PeopleService {
   /**
    * Upserts up to 1,000 people by external_id in one transaction (SPEC 10.1). Each row is read and
    * normalised first; rows with errors are rejected with their index and the others applied. The
-   * database sees four statements whatever the batch size: the stored rows named (locked), one
-   * upsert of every person, one delete of the identifier kinds the rows name, one insert of their
-   * hashes. Two rows with one external_id would make the upsert touch a row twice, so the later
+   * database sees two statements whatever the batch size: the stored rows named (locked), then one
+   * upsert of every person with their merged hashes. Two rows with one external_id would make the upsert touch a row twice, so the later
    * one is rejected (`duplicate_external_id`).
    */
   async batch(rows: unknown[]): Promise<BatchResultDto> {
@@ -107,10 +97,6 @@ export class PeopleService {
         transaction,
       );
       const idOf = new Map(written.map((row) => [row.externalId, Number(row.id)]));
-      await this.replaceIdentifiers(
-        applied.map(({ write, columns }) => ({ write, personId: idOf.get(columns.externalId)! })),
-        transaction,
-      );
       for (const { index, columns } of applied) people.push({ index, personId: idOf.get(columns.externalId)! });
       created = written.filter((row) => row.inserted).length;
     }
@@ -162,7 +148,6 @@ export class PeopleService {
         this.refuseErrors(write.errors);
         const person = await this.people.update(id, columns, transaction);
         if (person === undefined) throw ApiError.notFound();
-        await this.replaceIdentifiers([{ write, personId: id }], transaction);
         await this.membershipInputsChanged(transaction);
         return toPersonDto(person, await this.people.audienceIds(id, transaction));
       });
@@ -191,17 +176,6 @@ export class PeopleService {
           { key: `${customerId}:${audienceId}` },
         );
     });
-  }
-
-  private async replaceIdentifiers(people: { write: PersonWrite; personId: number }[], transaction: Transaction): Promise<void> {
-    const named: NamedKinds[] = [];
-    const hashes: (IdentifierHash & { personId: number })[] = [];
-    for (const { write, personId } of people) {
-      if (write.namedKinds.size === 0) continue;
-      named.push({ personId, kinds: write.namedKinds });
-      for (const hash of hashesOf(write)) hashes.push({ ...hash, personId });
-    }
-    await this.people.replaceIdentifiers(named, hashes, transaction);
   }
 
   private refuseErrors(errors: FieldErrors): void {

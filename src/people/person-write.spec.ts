@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { eachIdentifier, packIdentifiers } from './person-identifiers.js';
 import { hashesOf, mergedColumns, normalizeWith, readPersonWrite, type StoredPerson } from './person-write.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -12,7 +13,8 @@ const stored = (overrides: Partial<StoredPerson> = {}): StoredPerson => ({
   countryCode: null,
   postalCode: null,
   mobileAdId: null,
-  googleKinds: [],
+  googleIdentifiers: Buffer.alloc(0),
+  metaIdentifiers: Buffer.alloc(0),
   ...overrides,
 });
 
@@ -52,10 +54,27 @@ describe('readPersonWrite', () => {
 describe('mergedColumns and hashesOf', () => {
   it('merges traits (null removes), keeps unnamed consent, and counts matched keys from the stored kinds it does not replace', () => {
     const write = readPersonWrite({ external_id: 'crm-7', traits: { plan: 'pro', keep: null }, identifiers: { phone: '+15551230000' } });
-    const columns = mergedColumns(write, 'crm-7', stored({ googleKinds: ['email'] }));
+    const storedEmail = Buffer.from(sha256('a@example.com'), 'hex');
+    const storedPhone = Buffer.from(sha256('+15550000000'), 'hex');
+    const columns = mergedColumns(
+      write,
+      'crm-7',
+      stored({
+        googleIdentifiers: packIdentifiers([
+          { kind: 'phone', hash: storedPhone },
+          { kind: 'email', hash: storedEmail },
+        ]),
+      }),
+    );
     expect(columns.traits).toEqual({ plan: 'pro' });
     expect(columns.consentAdUserData).toBe('granted');
     expect(columns.matchedKeys).toEqual(['email', 'phone']);
+    // The stored phone is replaced (the write names phones), the stored email stays; sorted by kind name.
+    expect([...eachIdentifier(columns.googleIdentifiers)].map(({ kind, hash }) => [kind, hash.toString('hex')])).toEqual([
+      ['email', storedEmail.toString('hex')],
+      ['phone', sha256('+15551230000')],
+    ]);
+    expect([...eachIdentifier(columns.metaIdentifiers)].map(({ kind }) => kind)).toEqual(['phone']);
     expect(hashesOf(write).map(({ platform, kind, hash }) => [platform, kind, hash.toString('hex')])).toEqual([
       ['google', 'phone', sha256('+15551230000')],
       ['meta', 'phone', sha256('15551230000')],

@@ -6,7 +6,7 @@ import {
   type NormalizedIdentifiers,
   normalizeIdentifiers,
 } from './normalization/identifier-normalization.js';
-import type { IdentifierKind, IdentifierPlatform } from './person-identifier.entity.js';
+import { type IdentifierHash, type IdentifierKind, type IdentifierPlatform, kindsOf, mergeIdentifiers } from './person-identifiers.js';
 import { CONSENT_VALUES, type ConsentValue } from './person.entity.js';
 
 /**
@@ -45,12 +45,6 @@ export interface ConsentWrite {
   adPersonalization?: ConsentValue;
 }
 
-export interface IdentifierHash {
-  platform: IdentifierPlatform;
-  kind: IdentifierKind;
-  hash: Buffer;
-}
-
 export interface PersonWrite {
   /** Given by the client, trimmed; undefined when the write has none. */
   externalId?: string;
@@ -68,7 +62,7 @@ export interface PersonWrite {
   errors: IdentifierErrors;
 }
 
-/** What a write merges into: the stored person's columns and the kinds of Google hash it has. */
+/** What a write merges into: the stored person's columns and hashes. */
 export interface StoredPerson {
   id: number;
   externalId: string;
@@ -78,7 +72,8 @@ export interface StoredPerson {
   countryCode: string | null;
   postalCode: string | null;
   mobileAdId: string | null;
-  googleKinds: IdentifierKind[];
+  googleIdentifiers: Buffer;
+  metaIdentifiers: Buffer;
 }
 
 /** A person's columns after a write, ready to store. */
@@ -91,6 +86,9 @@ export interface PersonColumns {
   postalCode: string | null;
   mobileAdId: string | null;
   matchedKeys: MatchedKey[];
+  /** Packed (person-identifiers.ts): the stored hashes of the kinds the write does not name, and the write's. */
+  googleIdentifiers: Buffer;
+  metaIdentifiers: Buffer;
 }
 
 function addError(errors: IdentifierErrors, path: string, code: string): void {
@@ -219,7 +217,12 @@ export function normalizeWith(write: PersonWrite, stored: StoredPerson | undefin
   write.normalized = normalized;
 }
 
-/** The person's columns after the write: named fields replaced, traits merged, consent per key. */
+const EMPTY = Buffer.alloc(0);
+
+/** A person's keys and hashes after a write: what `mergedColumns` gives beside the clear columns. */
+export type IdentifierColumns = Pick<PersonColumns, 'matchedKeys' | 'googleIdentifiers' | 'metaIdentifiers'>;
+
+/** The person's columns after the write: named fields replaced, traits merged, consent per key, the named kinds' hashes replaced. */
 export function mergedColumns(write: PersonWrite, externalId: string, stored: StoredPerson | undefined): PersonColumns {
   const normalized = write.normalized;
   const traits: Record<string, TraitValue> = { ...(stored?.traits ?? {}) };
@@ -230,8 +233,6 @@ export function mergedColumns(write: PersonWrite, externalId: string, stored: St
   const countryCode = write.namesCountryCode ? (normalized?.countryCode ?? null) : (stored?.countryCode ?? null);
   const postalCode = write.namesPostalCode ? (normalized?.postalCode ?? null) : (stored?.postalCode ?? null);
   const mobileAdId = write.namesMobileAdId ? (normalized?.mobileAdId ?? null) : (stored?.mobileAdId ?? null);
-  const has = (kind: IdentifierKind, now: boolean) => (write.namedKinds.has(kind) ? now : (stored?.googleKinds.includes(kind) ?? false));
-  const google = normalized?.google;
   return {
     externalId,
     traits,
@@ -240,15 +241,42 @@ export function mergedColumns(write: PersonWrite, externalId: string, stored: St
     countryCode,
     postalCode,
     mobileAdId,
+    ...identifierColumns(write, stored, { countryCode, postalCode, mobileAdId }),
+  };
+}
+
+/**
+ * The keys and packed hashes after the write, given the merged clear columns: the stored hashes of
+ * the kinds the write does not name and the write's own; matched keys from the merged Google kinds.
+ * An import row is read as a new person's (no stored row; the merge works out a stored one's in SQL).
+ */
+export function identifierColumns(
+  write: PersonWrite,
+  stored: StoredPerson | undefined,
+  clear: Pick<PersonColumns, 'countryCode' | 'postalCode' | 'mobileAdId'>,
+): IdentifierColumns {
+  const storedGoogleKinds = stored === undefined ? undefined : kindsOf(stored.googleIdentifiers);
+  const has = (kind: IdentifierKind, now: boolean) => (write.namedKinds.has(kind) ? now : (storedGoogleKinds?.has(kind) ?? false));
+  const google = write.normalized?.google;
+  const hashes = hashesOf(write);
+  const merged = (platform: IdentifierPlatform, storedHashes: Buffer | undefined) =>
+    mergeIdentifiers(
+      storedHashes ?? EMPTY,
+      write.namedKinds,
+      hashes.filter((hash) => hash.platform === platform),
+    );
+  return {
     matchedKeys: matchedKeysOf({
       email: has('email', (google?.emails.length ?? 0) > 0),
       phone: has('phone', (google?.phones.length ?? 0) > 0),
       firstName: has('first_name', google?.firstName !== undefined),
       lastName: has('last_name', google?.lastName !== undefined),
-      countryCode: countryCode !== null,
-      postalCode: postalCode !== null,
-      mobileAdId: mobileAdId !== null,
+      countryCode: clear.countryCode !== null,
+      postalCode: clear.postalCode !== null,
+      mobileAdId: clear.mobileAdId !== null,
     }),
+    googleIdentifiers: merged('google', stored?.googleIdentifiers),
+    metaIdentifiers: merged('meta', stored?.metaIdentifiers),
   };
 }
 

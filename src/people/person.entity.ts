@@ -9,7 +9,7 @@ export type ConsentValue = (typeof CONSENT_VALUES)[number];
 /**
  * One of the advertiser's own customers (SPEC 10.1). No raw email, phone or name is a column
  * here or anywhere else: those arrive, are normalised and hashed, and only their hashes are kept,
- * in `person_identifiers`. What stays in clear is what the SPEC keeps in clear: the country and
+ * packed on this row (`google_identifiers`, `meta_identifiers`). What stays in clear is what the SPEC keeps in clear: the country and
  * postal code (Google takes them unhashed; alone they identify no one) and the mobile ad id (Meta's
  * MADID, sent unhashed).
  */
@@ -19,6 +19,8 @@ export type ConsentValue = (typeof CONSENT_VALUES)[number];
 @Check('people_consent_ad_user_data_check', `"consent_ad_user_data" IN ('granted', 'denied', 'unspecified')`)
 @Check('people_consent_ad_personalization_check', `"consent_ad_personalization" IN ('granted', 'denied', 'unspecified')`)
 @Check('people_country_code_check', `"country_code" IS NULL OR "country_code" ~ '^[A-Z]{2}$'`)
+@Check('people_google_identifiers_check', `octet_length("google_identifiers") % 33 = 0`)
+@Check('people_meta_identifiers_check', `octet_length("meta_identifiers") % 33 = 0`)
 @Index('people_customer_created_at_idx', ['customerId', 'createdAt'])
 @Index('people_customer_updated_at_idx', ['customerId', 'updatedAt'])
 export class Person extends TenantEntity {
@@ -42,7 +44,7 @@ export class Person extends TenantEntity {
   @Column({ name: 'country_code', type: 'varchar', length: 2, nullable: true })
   countryCode: string | null;
 
-  /** Trimmed, in clear (Google's AddressInfo.postalCode); Meta's hashed ZIP is in person_identifiers. */
+  /** Trimmed, in clear (Google's AddressInfo.postalCode); Meta's hashed ZIP is in meta_identifiers. */
   @Column({ name: 'postal_code', type: 'varchar', length: 16, nullable: true })
   postalCode: string | null;
 
@@ -57,4 +59,15 @@ export class Person extends TenantEntity {
    */
   @Column({ name: 'matched_keys', type: 'text', array: true, default: () => "'{}'" })
   matchedKeys: MatchedKey[];
+
+  /**
+   * The person's hashes in Google's normal forms, packed (person-identifiers.ts `packIdentifiers`:
+   * a kind byte and 32 bytes each, sorted). Never selected by default and never in an answer.
+   */
+  @Column({ name: 'google_identifiers', type: 'bytea', default: () => "'\\x'", select: false })
+  googleIdentifiers?: Buffer;
+
+  /** The same in Meta's normal forms, with the hashed country and ZIP. */
+  @Column({ name: 'meta_identifiers', type: 'bytea', default: () => "'\\x'", select: false })
+  metaIdentifiers?: Buffer;
 }

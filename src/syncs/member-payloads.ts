@@ -2,37 +2,13 @@ import type { MemberConsent } from '../destinations/destination-types.js';
 import type { GoogleMemberInput } from '../destinations/google-audience-members.js';
 import type { MetaMemberInput } from '../destinations/meta-audience-rows.js';
 import type { ConsentValue } from '../people/person.entity.js';
-import { IDENTIFIER_KIND_CODES, type MemberState } from './sync-members.repository.js';
-
-/** One person's identifiers by kind, read from the packed form of `sync_sent_members.identifiers`. */
-export interface UnpackedIdentifiers {
-  email: Buffer[];
-  phone: Buffer[];
-  first_name: Buffer[];
-  last_name: Buffer[];
-  country: Buffer[];
-  zip: Buffer[];
-}
-
-const KIND_BY_CODE = new Map<number, keyof UnpackedIdentifiers>(
-  Object.entries(IDENTIFIER_KIND_CODES).map(([kind, code]) => [code, kind as keyof UnpackedIdentifiers]),
-);
-const RECORD = 33;
-
-/** Splits the packed identifiers (a kind byte, then 32 bytes of hash, repeated) by kind. */
-export function unpackIdentifiers(packed: Buffer): UnpackedIdentifiers {
-  const result: UnpackedIdentifiers = { email: [], phone: [], first_name: [], last_name: [], country: [], zip: [] };
-  for (let offset = 0; offset + RECORD <= packed.length; offset += RECORD) {
-    const kind = KIND_BY_CODE.get(packed[offset]!);
-    if (kind !== undefined) result[kind].push(packed.subarray(offset + 1, offset + RECORD));
-  }
-  return result;
-}
+import { identifiersByKind } from '../people/person-identifiers.js';
+import type { MemberState } from './sync-members.repository.js';
 
 /** Hashes of `before` that `after` no longer has, per kind (an email or phone the person dropped). */
 export function vanishedIdentifiers(before: Buffer, after: Buffer): { email: Buffer[]; phone: Buffer[] } {
-  const old = unpackIdentifiers(before);
-  const current = unpackIdentifiers(after);
+  const old = identifiersByKind(before);
+  const current = identifiersByKind(after);
   const gone = (kind: 'email' | 'phone') => {
     const kept = new Set(current[kind].map((hash) => hash.toString('hex')));
     return old[kind].filter((hash) => !kept.has(hash.toString('hex')));
@@ -50,7 +26,7 @@ export function consentOf(letters: string): MemberConsent {
 }
 
 /** A person as the Google builder takes them: Google-form hashes, and the address when all four parts are there. */
-export function googleInput(state: MemberState, identifiers = unpackIdentifiers(state.identifiers)): GoogleMemberInput<number> {
+export function googleInput(state: MemberState, identifiers = identifiersByKind(state.identifiers)): GoogleMemberInput<number> {
   const givenName = identifiers.first_name[0];
   const familyName = identifiers.last_name[0];
   const address =
@@ -61,7 +37,7 @@ export function googleInput(state: MemberState, identifiers = unpackIdentifiers(
 }
 
 /** A person as the Meta row builder takes them: Meta-form hashes and the mobile ad id (never the advertiser's own id). */
-export function metaInput(state: MemberState, identifiers = unpackIdentifiers(state.identifiers)): MetaMemberInput<number> {
+export function metaInput(state: MemberState, identifiers = identifiersByKind(state.identifiers)): MetaMemberInput<number> {
   return {
     key: state.personId,
     emails: identifiers.email,

@@ -46,21 +46,14 @@ export interface DiffPlan extends DiffCounts {
   removeIds: number[];
 }
 
-/** The byte before each hash in `identifiers`; never renumber one (sent rows keep them). */
-export const IDENTIFIER_KIND_CODES = { email: 1, phone: 2, first_name: 3, last_name: 4, country: 5, zip: 6 } as const;
-
 /** Kinds of key (people.matched_keys) that make a person sendable to each platform (SPEC 10.1: mobile ad ids go to Meta only). */
 /** People settled per statement: a page's worth of ids. */
 const SETTLE_PAGE = 10_000;
 
 const SENDABLE_KEYS = { google: ['email', 'phone', 'address'], meta: ['email', 'phone', 'address', 'mobile_ad_id'] } as const;
 
-// The platform's identifiers of the person `personId` names, as one sorted bytea; read along the identifiers' primary key.
-const identifiersOf = (personId: string) => `LEFT JOIN LATERAL (
-    SELECT string_agg(
-      CASE i.kind WHEN 'email' THEN '\\x01'::bytea WHEN 'phone' THEN '\\x02'::bytea WHEN 'first_name' THEN '\\x03'::bytea
-        WHEN 'last_name' THEN '\\x04'::bytea WHEN 'country' THEN '\\x05'::bytea ELSE '\\x06'::bytea END || i.hash, ''::bytea ORDER BY i.kind, i.hash) AS identifiers
-      FROM person_identifiers i WHERE i.customer_id = $1 AND i.person_id = ${personId} AND i.platform = $4) ids ON true`;
+// The platform's packed hashes of the person (person-identifiers.ts), as the sent rows keep them ($4: the platform).
+const IDENTIFIERS = `CASE WHEN $4 = 'google' THEN p.google_identifiers ELSE p.meta_identifiers END`;
 
 // The clear fields and consent as the platform receives them ($4: the platform).
 const CLEAR_FIELDS = `CASE WHEN $4 = 'google' THEN p.country_code END AS "regionCode",
@@ -79,10 +72,9 @@ const SENDABLE = `p.consent_ad_user_data <> 'denied' AND p.consent_ad_personaliz
 export const DIFF_SQL = {
   settle: `UPDATE sync_sent_members s SET person_updated_at = c.updated_at
          FROM (
-           SELECT u.person_id, p.updated_at, coalesce(ids.identifiers, ''::bytea) AS identifiers, ${CLEAR_FIELDS}
+           SELECT u.person_id, p.updated_at, ${IDENTIFIERS} AS identifiers, ${CLEAR_FIELDS}
              FROM unnest($6::bigint[]) AS u(person_id)
              CROSS JOIN LATERAL (SELECT * FROM people p WHERE p.customer_id = $1 AND p.id = u.person_id OFFSET 0) p
-             ${identifiersOf('u.person_id')}
             WHERE $5::text[] IS NOT NULL) c
         WHERE s.customer_id = $1 AND s.audience_id = $2 AND s.connection_id = $3 AND s.person_id = c.person_id
           AND s.identifiers = c.identifiers AND s.consent = c.consent AND s.region_code IS NOT DISTINCT FROM c."regionCode"
@@ -105,14 +97,13 @@ export const DIFF_SQL = {
                   AND NOT EXISTS (SELECT 1 FROM members w WHERE w.person_id = s.person_id AND NOT w.denied AND w.matchable)) AS "removeIds",
               (SELECT count(*) FROM members WHERE denied) AS "skippedConsent",
               (SELECT count(*) FROM members WHERE NOT denied AND NOT matchable) AS "skippedUnmatchable"`,
-  toSend: `SELECT p.id AS "personId", p.updated_at::text AS "updatedAt", coalesce(ids.identifiers, ''::bytea) AS identifiers,
+  toSend: `SELECT p.id AS "personId", p.updated_at::text AS "updatedAt", ${IDENTIFIERS} AS identifiers,
               ${CLEAR_FIELDS}, s.identifiers AS "sentIdentifiers"
          FROM unnest($6::bigint[]) AS u(person_id)
          CROSS JOIN LATERAL (SELECT * FROM people p WHERE p.customer_id = $1 AND p.id = u.person_id OFFSET 0) p
          LEFT JOIN LATERAL (
            SELECT s.identifiers FROM sync_sent_members s
             WHERE s.customer_id = $1 AND s.audience_id = $2 AND s.connection_id = $3 AND s.person_id = u.person_id OFFSET 0) s ON true
-         ${identifiersOf('u.person_id')}
         WHERE ${SENDABLE}
         ORDER BY p.id`,
   toRemove: `SELECT s.person_id AS "personId", s.identifiers, s.region_code AS "regionCode", s.postal_code AS "postalCode",

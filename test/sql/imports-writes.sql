@@ -57,35 +57,20 @@ WITH gone AS ( DELETE
   FROM jsonb_object_keys((p.traits || r.traits) - r.removed_traits)) > $3 RETURNING r.line) SELECT count(*)::int AS count, COALESCE((array_agg(gone.line
   ORDER BY gone.line))[1:100], '{}') AS sample
   FROM gone;
-WITH upserted AS ( INSERT INTO people (customer_id, id, external_id, traits, consent_ad_user_data, consent_ad_personalization, country_code, postal_code, mobile_ad_id, matched_keys) SELECT $1, s.new_id, s.external_id, (COALESCE(p.traits, '{}') || s.traits) - s.removed_traits, COALESCE(s.consent_ad_user_data, p.consent_ad_user_data, 'unspecified'), COALESCE(s.consent_ad_personalization, p.consent_ad_personalization, 'unspecified'), (CASE WHEN 'country' = ANY(s.named_kinds) THEN s.country_code ELSE p.country_code END), (CASE WHEN 'zip' = ANY(s.named_kinds) THEN s.postal_code ELSE p.postal_code END), COALESCE(s.mobile_ad_id, p.mobile_ad_id), array_remove(ARRAY[ CASE WHEN (CASE WHEN 'email' = ANY(s.named_kinds) THEN 'google:email' = ANY(s.hash_tags) ELSE COALESCE('email' = ANY(stored.kinds), false) END) THEN 'email' END, CASE WHEN (CASE WHEN 'phone' = ANY(s.named_kinds) THEN 'google:phone' = ANY(s.hash_tags) ELSE COALESCE('phone' = ANY(stored.kinds), false) END) THEN 'phone' END, CASE WHEN (CASE WHEN 'first_name' = ANY(s.named_kinds) THEN 'google:first_name' = ANY(s.hash_tags) ELSE COALESCE('first_name' = ANY(stored.kinds), false) END)
-  AND (CASE WHEN 'last_name' = ANY(s.named_kinds) THEN 'google:last_name' = ANY(s.hash_tags) ELSE COALESCE('last_name' = ANY(stored.kinds), false) END)
+INSERT INTO people (customer_id, id, external_id, traits, consent_ad_user_data, consent_ad_personalization, country_code, postal_code, mobile_ad_id, matched_keys, google_identifiers, meta_identifiers) SELECT $1, s.new_id, s.external_id, (COALESCE(p.traits, '{}') || s.traits) - s.removed_traits, COALESCE(s.consent_ad_user_data, p.consent_ad_user_data, 'unspecified'), COALESCE(s.consent_ad_personalization, p.consent_ad_personalization, 'unspecified'), (CASE WHEN 'country' = ANY(s.named_kinds) THEN s.country_code ELSE p.country_code END), (CASE WHEN 'zip' = ANY(s.named_kinds) THEN s.postal_code ELSE p.postal_code END), COALESCE(s.mobile_ad_id, p.mobile_ad_id), CASE WHEN p.id IS NULL THEN s.matched_keys ELSE array_remove(ARRAY[ CASE WHEN 'email' = ANY(m.kinds) THEN 'email' END, CASE WHEN 'phone' = ANY(m.kinds) THEN 'phone' END, CASE WHEN 'first_name' = ANY(m.kinds)
+  AND 'last_name' = ANY(m.kinds)
   AND (CASE WHEN 'country' = ANY(s.named_kinds) THEN s.country_code ELSE p.country_code END) IS NOT NULL
-  AND (CASE WHEN 'zip' = ANY(s.named_kinds) THEN s.postal_code ELSE p.postal_code END) IS NOT NULL THEN 'address' END, CASE WHEN COALESCE(s.mobile_ad_id, p.mobile_ad_id) IS NOT NULL THEN 'mobile_ad_id' END ], NULL)
+  AND (CASE WHEN 'zip' = ANY(s.named_kinds) THEN s.postal_code ELSE p.postal_code END) IS NOT NULL THEN 'address' END, CASE WHEN COALESCE(s.mobile_ad_id, p.mobile_ad_id) IS NOT NULL THEN 'mobile_ad_id' END ], NULL) END, CASE WHEN p.id IS NULL THEN s.google_identifiers ELSE m.google END, CASE WHEN p.id IS NULL THEN s.meta_identifiers ELSE merged_person_identifiers(p.meta_identifiers, s.named_kinds, s.meta_identifiers) END
   FROM (SELECT nextval('people_id_seq') AS new_id, r.*
   FROM import_rows r
   WHERE r.customer_id = $1
   AND r.import_id = $2
   ORDER BY r.line) s LEFT
   JOIN people p ON p.customer_id = s.customer_id
-  AND p.external_id = s.external_id -- Naming s (not only p) keeps the lookup after the join: only the people the file names are read, -- never every person of the workspace; a new person (p.id NULL) skips it. LEFT
-  JOIN LATERAL ( SELECT array_agg(DISTINCT i.kind) AS kinds
-  FROM person_identifiers i
-  WHERE p.id IS NOT NULL
-  AND i.customer_id = s.customer_id
-  AND i.person_id = p.id
-  AND i.platform = 'google') stored ON true
-  ORDER BY s.external_id ON CONFLICT (customer_id, external_id) DO UPDATE SET traits = EXCLUDED.traits, consent_ad_user_data = EXCLUDED.consent_ad_user_data, consent_ad_personalization = EXCLUDED.consent_ad_personalization, country_code = EXCLUDED.country_code, postal_code = EXCLUDED.postal_code, mobile_ad_id = EXCLUDED.mobile_ad_id, matched_keys = EXCLUDED.matched_keys, updated_at = now() -- xmax is 0 on a row this statement inserted, and set on one it updated (locked, then rewrote). RETURNING xmax::text <> '0' AS updated) SELECT count(*) FILTER (WHERE updated)::int AS updated
-  FROM upserted;
-INSERT INTO person_identifiers (customer_id, person_id, platform, kind, hash) SELECT $1, x.id, split_part(t.tag, ':', 1), split_part(t.tag, ':', 2), substring(x.hashes
-  FROM (t.n::int - 1) * 32 + 1 FOR 32)
-  FROM ( SELECT p.id, s.hash_tags, s.hashes
-  FROM import_rows s
-  JOIN people p ON p.customer_id = s.customer_id
-  AND p.external_id = s.external_id
-  WHERE s.customer_id = $1
-  AND s.import_id = $2
-  ORDER BY s.line) x CROSS
-  JOIN LATERAL unnest(x.hash_tags) WITH ORDINALITY AS t(tag, n);
+  AND p.external_id = s.external_id -- A stored person's merged Google hashes and their kinds, once a row (OFFSET 0 keeps the -- planner from copying the expressions into each place they are used). Both functions are -- STRICT: for a new person (p's columns NULL) they are not called. CROSS
+  JOIN LATERAL ( SELECT g.google, person_identifier_kinds(g.google) AS kinds
+  FROM (SELECT merged_person_identifiers(p.google_identifiers, s.named_kinds, s.google_identifiers) AS google OFFSET 0) g OFFSET 0) m
+  ORDER BY s.external_id ON CONFLICT (customer_id, external_id) DO UPDATE SET traits = EXCLUDED.traits, consent_ad_user_data = EXCLUDED.consent_ad_user_data, consent_ad_personalization = EXCLUDED.consent_ad_personalization, country_code = EXCLUDED.country_code, postal_code = EXCLUDED.postal_code, mobile_ad_id = EXCLUDED.mobile_ad_id, matched_keys = EXCLUDED.matched_keys, google_identifiers = EXCLUDED.google_identifiers, meta_identifiers = EXCLUDED.meta_identifiers, updated_at = now();
 DELETE
   FROM import_rows
   WHERE customer_id = $1

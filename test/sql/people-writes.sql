@@ -2,51 +2,27 @@
 
 -- POST /api/v1/people/batch/
 START TRANSACTION;
-SELECT p.id, p.external_id AS "externalId", p.traits, p.consent_ad_user_data AS "consentAdUserData", p.consent_ad_personalization AS "consentAdPersonalization", p.country_code AS "countryCode", p.postal_code AS "postalCode", p.mobile_ad_id AS "mobileAdId", ARRAY(SELECT DISTINCT i.kind
-  FROM person_identifiers i
-  WHERE i.customer_id = p.customer_id
-  AND i.person_id = p.id
-  AND i.platform = 'google') AS "googleKinds"
+SELECT p.id, p.external_id AS "externalId", p.traits, p.consent_ad_user_data AS "consentAdUserData", p.consent_ad_personalization AS "consentAdPersonalization", p.country_code AS "countryCode", p.postal_code AS "postalCode", p.mobile_ad_id AS "mobileAdId", p.google_identifiers AS "googleIdentifiers", p.meta_identifiers AS "metaIdentifiers"
   FROM people p
   WHERE p.customer_id = $1
   AND p.external_id = ANY($2::text[])
   ORDER BY p.id FOR UPDATE;
-INSERT INTO people (customer_id, external_id, traits, consent_ad_user_data, consent_ad_personalization, country_code, postal_code, mobile_ad_id, matched_keys) SELECT $1, r.external_id, r.traits, r.consent_ad_user_data, r.consent_ad_personalization, r.country_code, r.postal_code, r.mobile_ad_id, ARRAY(SELECT jsonb_array_elements_text(r.matched_keys))
-  FROM jsonb_to_recordset($2::jsonb) AS r(external_id text, traits jsonb, consent_ad_user_data text, consent_ad_personalization text, country_code text, postal_code text, mobile_ad_id uuid, matched_keys jsonb)
-  ORDER BY r.external_id ON CONFLICT (customer_id, external_id) DO UPDATE SET traits = EXCLUDED.traits, consent_ad_user_data = EXCLUDED.consent_ad_user_data, consent_ad_personalization = EXCLUDED.consent_ad_personalization, country_code = EXCLUDED.country_code, postal_code = EXCLUDED.postal_code, mobile_ad_id = EXCLUDED.mobile_ad_id, matched_keys = EXCLUDED.matched_keys, updated_at = now() RETURNING id, external_id AS "externalId", (xmax = 0) AS inserted;
-DELETE
-  FROM person_identifiers i USING unnest($2::bigint[], $3::text[]) AS n(person_id, kind)
-  WHERE i.customer_id = $1
-  AND i.person_id = n.person_id
-  AND i.kind = n.kind;
-INSERT INTO person_identifiers (customer_id, person_id, platform, kind, hash) SELECT $1, h.person_id, h.platform, h.kind, decode(h.hash, 'hex')
-  FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[]) AS h(person_id, platform, kind, hash)
-  ORDER BY 2, 3, 4, 5 ON CONFLICT DO NOTHING;
+INSERT INTO people (customer_id, external_id, traits, consent_ad_user_data, consent_ad_personalization, country_code, postal_code, mobile_ad_id, matched_keys, google_identifiers, meta_identifiers) SELECT $1, r.external_id, r.traits, r.consent_ad_user_data, r.consent_ad_personalization, r.country_code, r.postal_code, r.mobile_ad_id, ARRAY(SELECT jsonb_array_elements_text(r.matched_keys)), decode(r.google_identifiers, 'hex'), decode(r.meta_identifiers, 'hex')
+  FROM jsonb_to_recordset($2::jsonb) AS r(external_id text, traits jsonb, consent_ad_user_data text, consent_ad_personalization text, country_code text, postal_code text, mobile_ad_id uuid, matched_keys jsonb, google_identifiers text, meta_identifiers text)
+  ORDER BY r.external_id ON CONFLICT (customer_id, external_id) DO UPDATE SET traits = EXCLUDED.traits, consent_ad_user_data = EXCLUDED.consent_ad_user_data, consent_ad_personalization = EXCLUDED.consent_ad_personalization, country_code = EXCLUDED.country_code, postal_code = EXCLUDED.postal_code, mobile_ad_id = EXCLUDED.mobile_ad_id, matched_keys = EXCLUDED.matched_keys, google_identifiers = EXCLUDED.google_identifiers, meta_identifiers = EXCLUDED.meta_identifiers, updated_at = now() RETURNING id, external_id AS "externalId", (xmax = 0) AS inserted;
 SELECT id::text AS id
   FROM graphile_worker.add_job($1, $2::json, queue_name => $3, run_at => $4, max_attempts => $5, job_key => $6, job_key_mode => 'replace');
 COMMIT;
 
 -- PATCH /api/v1/people/{person}/
 START TRANSACTION;
-SELECT p.id, p.external_id AS "externalId", p.traits, p.consent_ad_user_data AS "consentAdUserData", p.consent_ad_personalization AS "consentAdPersonalization", p.country_code AS "countryCode", p.postal_code AS "postalCode", p.mobile_ad_id AS "mobileAdId", ARRAY(SELECT DISTINCT i.kind
-  FROM person_identifiers i
-  WHERE i.customer_id = p.customer_id
-  AND i.person_id = p.id
-  AND i.platform = 'google') AS "googleKinds"
+SELECT p.id, p.external_id AS "externalId", p.traits, p.consent_ad_user_data AS "consentAdUserData", p.consent_ad_personalization AS "consentAdPersonalization", p.country_code AS "countryCode", p.postal_code AS "postalCode", p.mobile_ad_id AS "mobileAdId", p.google_identifiers AS "googleIdentifiers", p.meta_identifiers AS "metaIdentifiers"
   FROM people p
   WHERE p.customer_id = $1
   AND p.id = $2 FOR UPDATE;
-UPDATE people SET external_id = $3, traits = $4::jsonb, consent_ad_user_data = $5, consent_ad_personalization = $6, country_code = $7, postal_code = $8, mobile_ad_id = $9, matched_keys = $10::text[], updated_at = now()
+UPDATE people SET external_id = $3, traits = $4::jsonb, consent_ad_user_data = $5, consent_ad_personalization = $6, country_code = $7, postal_code = $8, mobile_ad_id = $9, matched_keys = $10::text[], google_identifiers = $11, meta_identifiers = $12, updated_at = now()
   WHERE customer_id = $1
   AND id = $2 RETURNING customer_id AS "customerId", id, external_id AS "externalId", traits, consent_ad_user_data AS "consentAdUserData", consent_ad_personalization AS "consentAdPersonalization", country_code AS "countryCode", postal_code AS "postalCode", mobile_ad_id AS "mobileAdId", matched_keys AS "matchedKeys", created_at AS "createdAt", updated_at AS "updatedAt";
-DELETE
-  FROM person_identifiers i USING unnest($2::bigint[], $3::text[]) AS n(person_id, kind)
-  WHERE i.customer_id = $1
-  AND i.person_id = n.person_id
-  AND i.kind = n.kind;
-INSERT INTO person_identifiers (customer_id, person_id, platform, kind, hash) SELECT $1, h.person_id, h.platform, h.kind, decode(h.hash, 'hex')
-  FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[]) AS h(person_id, platform, kind, hash)
-  ORDER BY 2, 3, 4, 5 ON CONFLICT DO NOTHING;
 SELECT id::text AS id
   FROM graphile_worker.add_job($1, $2::json, queue_name => $3, run_at => $4, max_attempts => $5, job_key => $6, job_key_mode => 'replace');
 SELECT audience_id
@@ -62,10 +38,6 @@ SELECT t."customer_id" AS "customerId", t."id" AS "id", t."created_at" AS "creat
   FROM "people" t
   WHERE t.customer_id = $1
   AND t."id" = $2 FOR UPDATE;
-DELETE
-  FROM person_identifiers
-  WHERE customer_id = $1
-  AND person_id = $2;
 DELETE
   FROM audience_members
   WHERE customer_id = $1

@@ -16,6 +16,7 @@ import { CustomerMatchTerms1764229000000 } from './1764229000000-customer-match-
 import { Webhooks1764300000000 } from './1764300000000-webhooks.js';
 import { SignalEvents1764310000000 } from './1764310000000-signal-events.js';
 import { Syncs1764320000000 } from './1764320000000-syncs.js';
+import { PackedPersonIdentifiers1764400000000 } from './1764400000000-packed-person-identifiers.js';
 import { SyncRemovalRequests1764330000000 } from './1764330000000-sync-removal-requests.js';
 
 /** Applied in this order, at start and by `npm run migrate`. New migrations are appended here. */
@@ -39,4 +40,5 @@ export const MIGRATIONS = [
   SignalEvents1764310000000,
   Syncs1764320000000,
   SyncRemovalRequests1764330000000,
+  PackedPersonIdentifiers1764400000000,
 ];
