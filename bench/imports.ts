@@ -109,7 +109,7 @@ async function main(): Promise<void> {
     options: {
       rows: { type: 'string', default: '1000000' },
       port: { type: 'string', default: '3917' },
-      // Extra node flags for the service, after the deployed ones (e.g. --heap-growing-percent=20, docs/architecture.md "Imports").
+      // Extra node flags for the service, after the deployed ones (e.g. --cpu-prof to see where staging goes).
       'node-args': { type: 'string', default: '' },
     },
   });
