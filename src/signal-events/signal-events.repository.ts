@@ -143,16 +143,18 @@ export class SignalEventsRepository extends TenantRepository<Signal> {
     return rows;
   }
 
-  /** The platform accepted these events: delivered, and the signal's last delivery is now. */
+  /**
+   * The platform accepted these events: delivered, and the signal's last delivery is now. One
+   * statement, so a reader never sees the events counted delivered (the counting trigger runs at its
+   * end) while `last_delivered_at` is still the old one, as it could between two statements.
+   */
   async markDelivered(signalId: number, ids: string[]): Promise<void> {
     await this.tenantQuery(
-      `UPDATE signal_events SET status = 'delivered', delivered_at = now(), error = NULL
-        WHERE customer_id = $1 AND signal_id = $2 AND id = ANY($3::bigint[]) AND status = 'pending'`,
+      `WITH delivered AS (
+         UPDATE signal_events SET status = 'delivered', delivered_at = now(), error = NULL
+          WHERE customer_id = $1 AND signal_id = $2 AND id = ANY($3::bigint[]) AND status = 'pending')
+       UPDATE signal_deliveries SET last_delivered_at = now(), retry_at = NULL WHERE customer_id = $1 AND signal_id = $2`,
       [signalId, ids],
-    );
-    await this.tenantQuery(
-      'UPDATE signal_deliveries SET last_delivered_at = now(), retry_at = NULL WHERE customer_id = $1 AND signal_id = $2',
-      [signalId],
     );
   }
 
