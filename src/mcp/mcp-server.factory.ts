@@ -1,12 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import {
-  CallToolRequestSchema,
-  type CallToolResult,
-  ErrorCode,
-  ListToolsRequestSchema,
-  type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import { AiModelInstancesService } from '../ai-model-instances/ai-model-instances.service.js';
 import { AudiencesService } from '../audiences/audiences.service.js';
@@ -24,6 +18,7 @@ import { ApiDocument } from '../openapi/api-document.js';
 import { API_VERSION } from '../openapi/openapi.js';
 import { SignalsService } from '../signals/signals.service.js';
 import { UsersService } from '../users/users.service.js';
+import { type McpSdk, mcpSdk } from './mcp-sdk.js';
 import type { McpTool } from './mcp-tool.js';
 import { aiModelInstanceTools } from './tools/ai-model-instance.tools.js';
 import { audienceTools } from './tools/audience.tools.js';
@@ -107,15 +102,20 @@ export class McpServerFactory implements OnApplicationBootstrap {
     return this.listing;
   }
 
-  /** `requestId` is the HTTP request's, so that a tool's error line can be found next to its request line. */
-  create(identity: Identity, requestId: string): Server {
+  /**
+   * `requestId` is the HTTP request's, so that a tool's error line can be found next to its request
+   * line. The SDK is loaded by the first call (mcp-sdk.ts).
+   */
+  async create(identity: Identity, requestId: string): Promise<Server> {
+    const sdk = await mcpSdk();
+    const { Server, ListToolsRequestSchema, CallToolRequestSchema } = sdk;
     const server = new Server(
       { name: 'audience-signal-platform', version: API_VERSION },
       { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
     );
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: this.listTools() }));
     server.setRequestHandler(CallToolRequestSchema, async (request) =>
-      this.call(identity, request.params.name, request.params.arguments ?? {}, requestId),
+      this.call(sdk, identity, request.params.name, request.params.arguments ?? {}, requestId),
     );
     return server;
   }
@@ -125,14 +125,20 @@ export class McpServerFactory implements OnApplicationBootstrap {
    * line (tool, outcome, duration, request id: the HTTP line only says `POST /mcp`) and one
    * observation of `mcp_tool_calls_total` and `mcp_tool_call_duration_seconds`.
    */
-  private async call(identity: Identity, name: string, args: Record<string, unknown>, requestId: string): Promise<CallToolResult> {
+  private async call(
+    sdk: McpSdk,
+    identity: Identity,
+    name: string,
+    args: Record<string, unknown>,
+    requestId: string,
+  ): Promise<CallToolResult> {
     if (!this.byName.has(name)) {
       this.record(requestId, '<unknown>', 'unknown_tool');
       // The protocol's answer to a call of a tool that does not exist: a JSON-RPC error, not a tool
       // result. A plain error with the code, not McpError, whose message already starts with
       // "MCP error -32602:", which the client's McpError then printed a second time.
       throw Object.assign(new Error(`Unknown tool "${name.slice(0, 64)}". Call tools/list for the available tools.`), {
-        code: ErrorCode.InvalidParams,
+        code: sdk.ErrorCode.InvalidParams,
       });
     }
     const started = performance.now();

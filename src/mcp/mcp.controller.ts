@@ -1,12 +1,12 @@
 import { Controller, Inject, Post, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { McpOnly } from '../common/access/access.decorators.js';
 import { DEPENDENCY_RETRY_AFTER_SECONDS, DEPENDENCY_UNAVAILABLE_DETAIL, unavailableDependency } from '../common/errors/database-errors.js';
 import { OutageLog } from '../common/errors/outage-log.js';
 import { LOGGER } from '../logging/logger.token.js';
+import { mcpSdk } from './mcp-sdk.js';
 import { McpServerFactory } from './mcp-server.factory.js';
 
 /**
@@ -43,7 +43,8 @@ export class McpController {
         });
       return;
     }
-    const server = this.servers.create(request.identity!, requestId);
+    const { StreamableHTTPServerTransport } = await mcpSdk();
+    const server = await this.servers.create(request.identity!, requestId);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     // The SDK writes the response itself; Fastify must not send one of its own. The headers set so
     // far (request id, security headers, rate limit) go onto the raw response first, or they would be lost.
