@@ -1,9 +1,7 @@
-export const IDENTIFIER_PLATFORMS = ['google', 'meta'] as const;
-export type IdentifierPlatform = (typeof IDENTIFIER_PLATFORMS)[number];
+export type IdentifierPlatform = 'google' | 'meta';
 
 /** What each platform's hash is of; `country` and `zip` are Meta's (Google takes them in clear, on `people`). */
-export const IDENTIFIER_KINDS = ['email', 'phone', 'first_name', 'last_name', 'country', 'zip'] as const;
-export type IdentifierKind = (typeof IDENTIFIER_KINDS)[number];
+export type IdentifierKind = keyof typeof IDENTIFIER_KIND_CODES;
 
 /**
  * The byte before each hash in a packed value; never renumber one (stored people and sent rows
@@ -17,7 +15,7 @@ const KIND_BY_CODE = new Map<number, IdentifierKind>(
 );
 
 /** A packed identifier: its kind's byte, then its 32-byte SHA-256. */
-export const PACKED_IDENTIFIER_BYTES = 33;
+const PACKED_IDENTIFIER_BYTES = 33;
 
 /** One hash of one identifier, of one platform's normal form. */
 export interface IdentifierHash {

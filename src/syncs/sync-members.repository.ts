@@ -46,10 +46,10 @@ export interface DiffPlan extends DiffCounts {
   removeIds: number[];
 }
 
-/** Kinds of key (people.matched_keys) that make a person sendable to each platform (SPEC 10.1: mobile ad ids go to Meta only). */
 /** People settled per statement: a page's worth of ids. */
 const SETTLE_PAGE = 10_000;
 
+/** Kinds of key (people.matched_keys) that make a person sendable to each platform (SPEC 10.1: mobile ad ids go to Meta only). */
 const SENDABLE_KEYS = { google: ['email', 'phone', 'address'], meta: ['email', 'phone', 'address', 'mobile_ad_id'] } as const;
 
 // The platform's packed hashes of the person (person-identifiers.ts), as the sent rows keep them ($4: the platform).
