@@ -462,10 +462,33 @@ describeWithBrowser('web interface: a queued run cancelled, and a destination re
     await page.getByRole('button', { name: 'Cancel run' }).click();
     const dialog = page.getByRole('dialog', { name: 'Cancel this run?' });
     await checkPage(page, 'syncs-06-cancel-dialog');
+    // A read of the run that started before the cancel answers after it, with the run still queued:
+    // the page keeps what the cancel answered.
+    let releaseRead!: () => void;
+    const cancelAnswered = new Promise<void>((resolve) => (releaseRead = resolve));
+    let readHeld!: () => void;
+    const held = new Promise<void>((resolve) => (readHeld = resolve));
+    let staleDelivered!: () => void;
+    const delivered = new Promise<void>((resolve) => (staleDelivered = resolve));
+    await page.route(`**/api/v1/syncs/${runId}/`, async (route) => {
+      const response = await route.fetch();
+      readHeld();
+      await cancelAnswered;
+      await route.fulfill({ response });
+      staleDelivered();
+    });
+    await held;
+    const cancelResponse = page.waitForResponse((response) => response.url().endsWith(`/api/v1/syncs/${runId}/cancel/`));
     await dialog.getByRole('button', { name: 'Cancel run' }).click();
+    expect((await cancelResponse).status()).toBe(200);
     await page.getByText('The run was cancelled.').waitFor();
-    await page.getByRole('status').getByText('Cancelled before it started: nothing was sent.').waitFor();
+    releaseRead();
+    await delivered;
+    // Time for the page to take in the late answer, had it any use for it.
+    await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 100)));
+    expect(await page.getByRole('status').getByText('Cancelled before it started: nothing was sent.').count()).toBe(1);
     expect(await page.getByRole('button', { name: 'Cancel run' }).count()).toBe(0);
+    await page.unrouteAll();
     expect((await call('GET', `/api/v1/syncs/${runId}/`)).body.status).toBe('cancelled');
     await context.close();
   });
