@@ -34,6 +34,53 @@ const STORED_COLUMNS = `p.id, p.external_id AS "externalId", p.traits, p.consent
   p.mobile_ad_id AS "mobileAdId", p.google_identifiers AS "googleIdentifiers", p.meta_identifiers AS "metaIdentifiers"`;
 
 /**
+ * The batch upsert's two statements (SPEC 10.1) and its parameter, named here for the repository
+ * and for the benchmark's framework floor (bench/), which must send exactly what the service sends.
+ */
+export const PEOPLE_BATCH_SQL = {
+  /** The stored people a batch names, locked: `$2` their external ids. */
+  lock: `SELECT ${STORED_COLUMNS} FROM people p WHERE p.customer_id = $1 AND p.external_id = ANY($2::text[]) ORDER BY p.id FOR UPDATE`,
+  /** Every row inserted or updated: `$2` is `upsertRecords()`. */
+  upsert: `INSERT INTO people (customer_id, external_id, traits, consent_ad_user_data, consent_ad_personalization, country_code, postal_code, mobile_ad_id, matched_keys,
+       google_identifiers, meta_identifiers)
+     SELECT $1, r.external_id, r.traits, r.consent_ad_user_data, r.consent_ad_personalization, r.country_code, r.postal_code, r.mobile_ad_id,
+       ARRAY(SELECT jsonb_array_elements_text(r.matched_keys)), decode(r.google_identifiers, 'hex'), decode(r.meta_identifiers, 'hex')
+     FROM jsonb_to_recordset($2::jsonb) AS r(external_id text, traits jsonb, consent_ad_user_data text, consent_ad_personalization text,
+       country_code text, postal_code text, mobile_ad_id uuid, matched_keys jsonb, google_identifiers text, meta_identifiers text)
+     ORDER BY r.external_id
+     ON CONFLICT (customer_id, external_id) DO UPDATE SET
+       traits = EXCLUDED.traits,
+       consent_ad_user_data = EXCLUDED.consent_ad_user_data,
+       consent_ad_personalization = EXCLUDED.consent_ad_personalization,
+       country_code = EXCLUDED.country_code,
+       postal_code = EXCLUDED.postal_code,
+       mobile_ad_id = EXCLUDED.mobile_ad_id,
+       matched_keys = EXCLUDED.matched_keys,
+       google_identifiers = EXCLUDED.google_identifiers,
+       meta_identifiers = EXCLUDED.meta_identifiers,
+       updated_at = now()
+     RETURNING id, external_id AS "externalId", (xmax = 0) AS inserted`,
+};
+
+/** The upsert's one parameter: the merged rows as a JSON array (hashes as hex). */
+export function upsertRecords(rows: PersonColumns[]): string {
+  return JSON.stringify(
+    rows.map((row) => ({
+      external_id: row.externalId,
+      traits: row.traits,
+      consent_ad_user_data: row.consentAdUserData,
+      consent_ad_personalization: row.consentAdPersonalization,
+      country_code: row.countryCode,
+      postal_code: row.postalCode,
+      mobile_ad_id: row.mobileAdId,
+      matched_keys: row.matchedKeys,
+      google_identifiers: row.googleIdentifiers.toString('hex'),
+      meta_identifiers: row.metaIdentifiers.toString('hex'),
+    })),
+  );
+}
+
+/**
  * All SQL about people and their identifier hashes (packed on the person's row,
  * person-identifiers.ts). Batch writes are set-based: one statement for the whole batch (the rows
  * travel as one JSON parameter), never a statement per row, so a 1,000-row batch costs two round
@@ -82,11 +129,7 @@ export class PeopleRepository extends TenantRepository<Person> {
    * traits and identifiers computed from them is what gets written.
    */
   async lockedByExternalIds(externalIds: string[], transaction: Transaction): Promise<Map<string, StoredPerson>> {
-    const { rows } = await this.tenantQuery<StoredPerson>(
-      `SELECT ${STORED_COLUMNS} FROM people p WHERE p.customer_id = $1 AND p.external_id = ANY($2::text[]) ORDER BY p.id FOR UPDATE`,
-      [externalIds],
-      transaction,
-    );
+    const { rows } = await this.tenantQuery<StoredPerson>(PEOPLE_BATCH_SQL.lock, [externalIds], transaction);
     return new Map(rows.map((row) => [row.externalId, row]));
   }
 
@@ -108,41 +151,7 @@ export class PeopleRepository extends TenantRepository<Person> {
    */
   async upsert(rows: PersonColumns[], transaction: Transaction): Promise<UpsertedPerson[]> {
     if (rows.length === 0) return [];
-    const records = rows.map((row) => ({
-      external_id: row.externalId,
-      traits: row.traits,
-      consent_ad_user_data: row.consentAdUserData,
-      consent_ad_personalization: row.consentAdPersonalization,
-      country_code: row.countryCode,
-      postal_code: row.postalCode,
-      mobile_ad_id: row.mobileAdId,
-      matched_keys: row.matchedKeys,
-      google_identifiers: row.googleIdentifiers.toString('hex'),
-      meta_identifiers: row.metaIdentifiers.toString('hex'),
-    }));
-    const { rows: written } = await this.tenantQuery<UpsertedPerson>(
-      `INSERT INTO people (customer_id, external_id, traits, consent_ad_user_data, consent_ad_personalization, country_code, postal_code, mobile_ad_id, matched_keys,
-         google_identifiers, meta_identifiers)
-       SELECT $1, r.external_id, r.traits, r.consent_ad_user_data, r.consent_ad_personalization, r.country_code, r.postal_code, r.mobile_ad_id,
-         ARRAY(SELECT jsonb_array_elements_text(r.matched_keys)), decode(r.google_identifiers, 'hex'), decode(r.meta_identifiers, 'hex')
-       FROM jsonb_to_recordset($2::jsonb) AS r(external_id text, traits jsonb, consent_ad_user_data text, consent_ad_personalization text,
-         country_code text, postal_code text, mobile_ad_id uuid, matched_keys jsonb, google_identifiers text, meta_identifiers text)
-       ORDER BY r.external_id
-       ON CONFLICT (customer_id, external_id) DO UPDATE SET
-         traits = EXCLUDED.traits,
-         consent_ad_user_data = EXCLUDED.consent_ad_user_data,
-         consent_ad_personalization = EXCLUDED.consent_ad_personalization,
-         country_code = EXCLUDED.country_code,
-         postal_code = EXCLUDED.postal_code,
-         mobile_ad_id = EXCLUDED.mobile_ad_id,
-         matched_keys = EXCLUDED.matched_keys,
-         google_identifiers = EXCLUDED.google_identifiers,
-         meta_identifiers = EXCLUDED.meta_identifiers,
-         updated_at = now()
-       RETURNING id, external_id AS "externalId", (xmax = 0) AS inserted`,
-      [JSON.stringify(records)],
-      transaction,
-    );
+    const { rows: written } = await this.tenantQuery<UpsertedPerson>(PEOPLE_BATCH_SQL.upsert, [upsertRecords(rows)], transaction);
     return written;
   }
 

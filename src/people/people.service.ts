@@ -10,7 +10,7 @@ import type { BatchResultDto, PersonDto } from './dto/person.dto.js';
 import type { ListPeopleQuery } from './dto/list-people.query.js';
 import { PeopleRepository } from './people.repository.js';
 import { toPersonDto } from './person.mapper.js';
-import { mergedColumns, normalizeWith, type PersonColumns, type PersonWrite, readPersonWrite, tooManyTraits } from './person-write.js';
+import { mergeBatch, mergedColumns, normalizeWith, readBatch, readPersonWrite, tooManyTraits } from './person-write.js';
 
 const EXTERNAL_ID_TAKEN = 'external_id_taken';
 
@@ -63,35 +63,12 @@ export class PeopleService {
    * index; the caller tells the memberships that people changed.
    */
   async upsertRows(rows: unknown[], transaction: Transaction): Promise<UpsertedRows> {
-    const rejected: BatchResultDto['rejected'] = [];
-    const accepted: { index: number; write: PersonWrite; externalId: string }[] = [];
-    const seen = new Set<string>();
-    rows.forEach((row, index) => {
-      const write = readPersonWrite(row);
-      const externalId = write.externalId;
-      if (Object.keys(write.errors).length > 0 || externalId === undefined) {
-        rejected.push({ index, errors: write.errors });
-      } else if (seen.has(externalId)) {
-        rejected.push({ index, errors: { external_id: ['duplicate_external_id'] } });
-      } else {
-        seen.add(externalId);
-        accepted.push({ index, write, externalId });
-      }
-    });
-
+    const reading = readBatch(rows);
     const people: { index: number; personId: number }[] = [];
     let created = 0;
-    if (accepted.length > 0) {
-      const stored = await this.people.lockedByExternalIds([...seen], transaction);
-      const applied: { index: number; write: PersonWrite; columns: PersonColumns }[] = [];
-      for (const { index, write, externalId } of accepted) {
-        const person = stored.get(externalId);
-        normalizeWith(write, person);
-        const columns = mergedColumns(write, externalId, person);
-        if (tooManyTraits(columns)) write.errors.traits = ['too_many_traits'];
-        if (Object.keys(write.errors).length > 0) rejected.push({ index, errors: write.errors });
-        else applied.push({ index, write, columns });
-      }
+    if (reading.accepted.length > 0) {
+      const stored = await this.people.lockedByExternalIds(reading.externalIds, transaction);
+      const applied = mergeBatch(reading, stored);
       const written = await this.people.upsert(
         applied.map((row) => row.columns),
         transaction,
@@ -100,7 +77,7 @@ export class PeopleService {
       for (const { index, columns } of applied) people.push({ index, personId: idOf.get(columns.externalId)! });
       created = written.filter((row) => row.inserted).length;
     }
-    rejected.sort((a, b) => a.index - b.index);
+    const rejected = reading.rejected.sort((a, b) => a.index - b.index);
     return { created, updated: people.length - created, rejected, people };
   }
 

@@ -306,3 +306,56 @@ export function hashesOf(write: PersonWrite): IdentifierHash[] {
 export function tooManyTraits(columns: PersonColumns): boolean {
   return Object.keys(columns.traits).length > MAX_TRAITS;
 }
+
+/** A batch row refused, by its index in the request, with its error codes. */
+export interface RejectedRow {
+  index: number;
+  errors: Record<string, string[]>;
+}
+
+/**
+ * A batch's rows read (SPEC 10.1), before the database: each row checked and normalised on its
+ * own; a row with errors, or with an external_id an earlier row of the batch has, is rejected.
+ * `externalIds` are the accepted rows' ones, for reading the stored people under lock.
+ */
+export interface BatchReading {
+  accepted: { index: number; write: PersonWrite; externalId: string }[];
+  rejected: RejectedRow[];
+  externalIds: string[];
+}
+
+export function readBatch(rows: unknown[]): BatchReading {
+  const rejected: RejectedRow[] = [];
+  const accepted: BatchReading['accepted'] = [];
+  const seen = new Set<string>();
+  rows.forEach((row, index) => {
+    const write = readPersonWrite(row);
+    const externalId = write.externalId;
+    if (Object.keys(write.errors).length > 0 || externalId === undefined) {
+      rejected.push({ index, errors: write.errors });
+    } else if (seen.has(externalId)) {
+      rejected.push({ index, errors: { external_id: ['duplicate_external_id'] } });
+    } else {
+      seen.add(externalId);
+      accepted.push({ index, write, externalId });
+    }
+  });
+  return { accepted, rejected, externalIds: [...seen] };
+}
+
+/**
+ * The accepted rows merged with the stored people read under lock: the columns to write, by row
+ * index. A row whose merged traits pass the limit joins `reading.rejected`.
+ */
+export function mergeBatch(reading: BatchReading, stored: Map<string, StoredPerson>): { index: number; columns: PersonColumns }[] {
+  const applied: { index: number; columns: PersonColumns }[] = [];
+  for (const { index, write, externalId } of reading.accepted) {
+    const person = stored.get(externalId);
+    normalizeWith(write, person);
+    const columns = mergedColumns(write, externalId, person);
+    if (tooManyTraits(columns)) write.errors.traits = ['too_many_traits'];
+    if (Object.keys(write.errors).length > 0) reading.rejected.push({ index, errors: write.errors });
+    else applied.push({ index, columns });
+  }
+  return applied;
+}

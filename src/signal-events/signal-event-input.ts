@@ -200,3 +200,28 @@ function isWebUrl(text: string): boolean {
     return false;
   }
 }
+
+/**
+ * A request's events read (SPEC 10.4), before the database: each checked against `rules` on its
+ * own; a rejected one keeps its index and errors, and a repeat of an event_id the request already
+ * carried is counted in `repeated` (a duplicate, not an error).
+ */
+export function readSignalEvents(
+  input: unknown[],
+  rules: EventRules,
+): { rows: SignalEventRow[]; rejected: { index: number; errors: EventErrors }[]; repeated: number } {
+  const rows: SignalEventRow[] = [];
+  const rejected: { index: number; errors: EventErrors }[] = [];
+  const seen = new Set<string>();
+  let repeated = 0;
+  input.forEach((event, index) => {
+    const read = readSignalEvent(event, rules);
+    if ('errors' in read) rejected.push({ index, errors: read.errors });
+    else if (seen.has(read.row.eventId)) repeated++;
+    else {
+      seen.add(read.row.eventId);
+      rows.push(read.row);
+    }
+  });
+  return { rows, rejected, repeated };
+}

@@ -48,6 +48,43 @@ export interface PendingSignalEvent {
 const ORDER_COLUMNS: Record<string, string> = { id: 'id', event_time: 'event_time', received_at: 'received_at' };
 
 /**
+ * The INSERT of a request's accepted events (SPEC 10.4), named here for the repository and for the
+ * benchmark's framework floor (bench/), which must send exactly what the service sends. `$1` is
+ * the workspace; `insertEventsParameters()` gives `$2` on.
+ */
+export const INSERT_EVENTS_SQL = `INSERT INTO signal_events (customer_id, signal_id, status, event_id, event_time, value, currency, external_id, google_user_data, meta_user_data,
+     country_code, postal_code, mobile_ad_id, gclid, fbc, fbp, client_ip_address, client_user_agent, event_source_url)
+   SELECT $1, $2, $3, e.* FROM unnest($4::text[], $5::timestamptz[], $6::float8[], $7::text[], $8::text[], $9::bytea[], $10::bytea[],
+     $11::text[], $12::text[], $13::uuid[], $14::text[], $15::text[], $16::text[], $17::text[], $18::text[], $19::text[]) AS e
+   ON CONFLICT (customer_id, signal_id, event_id) DO NOTHING
+   RETURNING 1`;
+
+/** The INSERT's parameters after the workspace: the signal, the events' status, then one array per column. */
+export function insertEventsParameters(signalId: number, rows: SignalEventRow[], status: 'pending' | 'held'): unknown[] {
+  const column = <K extends keyof SignalEventRow>(key: K) => rows.map((row) => row[key]);
+  return [
+    signalId,
+    status,
+    column('eventId'),
+    column('eventTime'),
+    column('value'),
+    column('currency'),
+    column('externalId'),
+    column('googleUserData'),
+    column('metaUserData'),
+    column('countryCode'),
+    column('postalCode'),
+    column('mobileAdId'),
+    column('gclid'),
+    column('fbc'),
+    column('fbp'),
+    column('clientIpAddress'),
+    column('clientUserAgent'),
+    column('eventSourceUrl'),
+  ];
+}
+
+/**
  * All SQL about signal events (SPEC 10.4), part of the signal aggregate: every statement is narrowed
  * to the workspace and the signal. Writes are set-based: one INSERT per accepted request (unnest
  * of one array per column), one UPDATE per delivered, failed or held batch; the delivery counts
@@ -66,36 +103,7 @@ export class SignalEventsRepository extends TenantRepository<Signal> {
    */
   async insertEvents(signalId: number, rows: SignalEventRow[], status: 'pending' | 'held', transaction: Transaction): Promise<number> {
     if (rows.length === 0) return 0;
-    const column = <K extends keyof SignalEventRow>(key: K) => rows.map((row) => row[key]);
-    const { rows: inserted } = await this.tenantQuery(
-      `INSERT INTO signal_events (customer_id, signal_id, status, event_id, event_time, value, currency, external_id, google_user_data, meta_user_data,
-         country_code, postal_code, mobile_ad_id, gclid, fbc, fbp, client_ip_address, client_user_agent, event_source_url)
-       SELECT $1, $2, $3, e.* FROM unnest($4::text[], $5::timestamptz[], $6::float8[], $7::text[], $8::text[], $9::bytea[], $10::bytea[],
-         $11::text[], $12::text[], $13::uuid[], $14::text[], $15::text[], $16::text[], $17::text[], $18::text[], $19::text[]) AS e
-       ON CONFLICT (customer_id, signal_id, event_id) DO NOTHING
-       RETURNING 1`,
-      [
-        signalId,
-        status,
-        column('eventId'),
-        column('eventTime'),
-        column('value'),
-        column('currency'),
-        column('externalId'),
-        column('googleUserData'),
-        column('metaUserData'),
-        column('countryCode'),
-        column('postalCode'),
-        column('mobileAdId'),
-        column('gclid'),
-        column('fbc'),
-        column('fbp'),
-        column('clientIpAddress'),
-        column('clientUserAgent'),
-        column('eventSourceUrl'),
-      ],
-      transaction,
-    );
+    const { rows: inserted } = await this.tenantQuery(INSERT_EVENTS_SQL, insertEventsParameters(signalId, rows, status), transaction);
     return inserted.length;
   }
 

@@ -8,8 +8,8 @@ import { JOBS, signalDeliveryKey } from '../jobs/job-definitions.js';
 import { Jobs } from '../jobs/jobs.service.js';
 import { SignalStatus } from '../signals/signal.entity.js';
 import { SignalsRepository } from '../signals/signals.repository.js';
-import type { EventsAcceptedDto, ListSignalEventsQuery, RejectedEventDto, SignalEventDto } from './dto/signal-event.dto.js';
-import { readSignalEvent, type SignalEventRow } from './signal-event-input.js';
+import type { EventsAcceptedDto, ListSignalEventsQuery, SignalEventDto } from './dto/signal-event.dto.js';
+import { readSignalEvents } from './signal-event-input.js';
 import { type ListedSignalEvent, SignalEventsRepository } from './signal-events.repository.js';
 
 /** Accepting and listing a signal's events (SPEC 10.4), for REST and MCP alike. */
@@ -35,20 +35,7 @@ export class SignalEventsService {
     const connection = signal.connectionId === null ? null : await this.connections.findById(signal.connectionId);
     const platform = connection?.platform ?? null;
     const actionSource = platform === 'meta_ads' && typeof signal.config.action_source === 'string' ? signal.config.action_source : null;
-    const now = Date.now();
-    const rows: SignalEventRow[] = [];
-    const rejected: RejectedEventDto[] = [];
-    const seen = new Set<string>();
-    let repeated = 0;
-    input.forEach((event, index) => {
-      const read = readSignalEvent(event, { platform, metaActionSource: actionSource, now });
-      if ('errors' in read) rejected.push({ index, errors: read.errors });
-      else if (seen.has(read.row.eventId)) repeated++;
-      else {
-        seen.add(read.row.eventId);
-        rows.push(read.row);
-      }
-    });
+    const { rows, rejected, repeated } = readSignalEvents(input, { platform, metaActionSource: actionSource, now: Date.now() });
     const accepted = await this.transactions.run(async (transaction) => {
       const current = await this.signals.getById(signalId, { transaction });
       refuseClosed(current.status);
