@@ -1,5 +1,6 @@
-import { ValidationPipe, type ValidationError } from '@nestjs/common';
+import { type ArgumentMetadata, ValidationPipe, type ValidationError } from '@nestjs/common';
 import { ApiError, type FieldErrors } from '../errors/api-error.js';
+import { bulkRowsOf } from './bulk-rows.js';
 import { NESTED_ERRORS } from './fields.js';
 
 /**
@@ -37,9 +38,29 @@ export const VALIDATOR_OPTIONS = {
   validationError: { target: false, value: false },
 } as const;
 
-/** The global pipe: DTOs are transformed, unknown fields are rejected, errors use our shape. */
+/**
+ * The global pipe: DTOs are transformed, unknown fields are rejected, errors use our shape. A
+ * body's list of raw rows (BulkRows) is validated as a list and handed on untouched: the pipe
+ * sees a list of as many nulls, so the list's own validator gives its usual answer.
+ */
+class ApiValidationPipe extends ValidationPipe {
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    const property = metadata.type === 'body' && metadata.metatype ? bulkRowsOf(metadata.metatype) : undefined;
+    if (property === undefined || typeof value !== 'object' || value === null || Array.isArray(value))
+      return super.transform(value, metadata);
+    const rows = (value as Record<string, unknown>)[property];
+    if (!Array.isArray(rows)) return super.transform(value, metadata);
+    const checked = (await super.transform({ ...value, [property]: new Array<null>(rows.length).fill(null) }, metadata)) as Record<
+      string,
+      unknown
+    >;
+    checked[property] = rows;
+    return checked;
+  }
+}
+
 export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
+  return new ApiValidationPipe({
     ...VALIDATOR_OPTIONS,
     transform: true,
     exceptionFactory: (errors) => ApiError.validation(flattenValidationErrors(errors)),

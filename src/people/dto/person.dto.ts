@@ -1,6 +1,8 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiHideProperty, ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import type { SchemaObject } from '@nestjs/swagger';
 import { Allow, ValidateBy } from 'class-validator';
+import { BulkRows } from '../../common/validation/bulk-rows.js';
 import { COUNT_SCHEMA, ID_SCHEMA, MESSAGES, ReadOnlyField } from '../../common/validation/fields.js';
 import { MAX_VALUES_PER_IDENTIFIER } from '../normalization/identifier-normalization.js';
 import { MAX_EXTERNAL_ID_LENGTH, MAX_TRAIT_STRING_LENGTH, MAX_TRAITS } from '../person-write.js';
@@ -162,18 +164,21 @@ export class UpdatePersonDto extends PersonWriteDto {}
  * are read one by one by the service (readPersonWrite), so one bad row rejects that row only.
  */
 export function PeopleRowsField(): PropertyDecorator {
-  return ValidateBy({
-    name: 'peopleList',
-    validator: {
-      validate: (value: unknown) => Array.isArray(value) && value.length <= MAX_BATCH_PEOPLE,
-      defaultMessage: (args) =>
-        args?.value === undefined
-          ? MESSAGES.required
-          : Array.isArray(args.value)
-            ? `Ensure this list has no more than ${MAX_BATCH_PEOPLE} items.`
-            : MESSAGES.notList,
-    },
-  });
+  return applyDecorators(
+    BulkRows(),
+    ValidateBy({
+      name: 'peopleList',
+      validator: {
+        validate: (value: unknown) => Array.isArray(value) && value.length <= MAX_BATCH_PEOPLE,
+        defaultMessage: (args) =>
+          args?.value === undefined
+            ? MESSAGES.required
+            : Array.isArray(args.value)
+              ? `Ensure this list has no more than ${MAX_BATCH_PEOPLE} items.`
+              : MESSAGES.notList,
+      },
+    }),
+  );
 }
 
 export class BatchPeopleDto {

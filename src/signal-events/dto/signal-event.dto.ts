@@ -1,6 +1,8 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ValidateBy } from 'class-validator';
 import { PagedQuery } from '../../common/pagination/list-query.js';
+import { BulkRows } from '../../common/validation/bulk-rows.js';
 import { COUNT_SCHEMA, ID_SCHEMA, MESSAGES } from '../../common/validation/fields.js';
 import { ChoiceFilter } from '../../common/validation/query-fields.js';
 import { IdentifiersDto } from '../../people/dto/person.dto.js';
@@ -95,18 +97,21 @@ export class SignalEventWriteDto {
 }
 
 function EventsListField(): PropertyDecorator {
-  return ValidateBy({
-    name: 'eventsList',
-    validator: {
-      validate: (value: unknown) => Array.isArray(value) && value.length <= MAX_EVENTS_PER_REQUEST,
-      defaultMessage: (args) =>
-        args?.value === undefined
-          ? MESSAGES.required
-          : Array.isArray(args.value)
-            ? `Ensure this list has no more than ${MAX_EVENTS_PER_REQUEST} items.`
-            : MESSAGES.notList,
-    },
-  });
+  return applyDecorators(
+    BulkRows(),
+    ValidateBy({
+      name: 'eventsList',
+      validator: {
+        validate: (value: unknown) => Array.isArray(value) && value.length <= MAX_EVENTS_PER_REQUEST,
+        defaultMessage: (args) =>
+          args?.value === undefined
+            ? MESSAGES.required
+            : Array.isArray(args.value)
+              ? `Ensure this list has no more than ${MAX_EVENTS_PER_REQUEST} items.`
+              : MESSAGES.notList,
+      },
+    }),
+  );
 }
 
 export class SignalEventsBatchDto {
