@@ -2,9 +2,9 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 
 /**
  * The parts of the ceiling's work (bench/ceiling.ts) that the floor (bench/floor.ts) does too, so
- * that both check credentials, count requests, query and answer alike: the statements the service
- * sends (captured from it), the credential rows and their checks, the request counter, and the
- * JSON of a signal row.
+ * that both check credentials and count requests alike: the statements the service sends for
+ * credentials (captured from it), the credential rows and their checks, and the request counter.
+ * What both answer is in bench/read-answers.ts.
  */
 
 export const SESSION_SQL = `SELECT s.user_id, s.customer_id, u.role, u.is_active, s.revoked_at, s.expires_at
@@ -101,32 +101,4 @@ export class RequestCounter {
       throttled: window.count > this.limit,
     };
   }
-}
-
-export const SIGNAL_COLUMNS =
-  `"signal"."customer_id" AS "signal_customer_id", "signal"."id" AS "signal_id", "signal"."created_at" AS "signal_created_at", ` +
-  `"signal"."updated_at" AS "signal_updated_at", "signal"."name" AS "signal_name", "signal"."description" AS "signal_description", ` +
-  `"signal"."signal_type" AS "signal_signal_type", "signal"."status" AS "signal_status", ` +
-  `"signal"."model_instance_id" AS "signal_model_instance_id", "signal"."audience_id" AS "signal_audience_id", ` +
-  `"signal"."connection_id" AS "signal_connection_id", "signal"."config" AS "signal_config"`;
-
-export const SIGNAL_BY_ID = `SELECT ${SIGNAL_COLUMNS} FROM "signals" "signal" WHERE "signal"."customer_id" = $1 AND "signal"."id" = $2`;
-
-/** One signal row (its columns named `${prefix}<column>`) as the API's JSON. */
-export function signalDto(row: Record<string, unknown>, prefix: string) {
-  const field = (name: string) => row[`${prefix}${name}`];
-  return {
-    id: field('id'),
-    customer: field('customer_id'),
-    name: field('name'),
-    description: field('description'),
-    signal_type: field('signal_type'),
-    status: field('status'),
-    model_instance: field('model_instance_id'),
-    audience: field('audience_id'),
-    connection: field('connection_id'),
-    config: field('config'),
-    created_at: (field('created_at') as Date).toISOString(),
-    updated_at: (field('updated_at') as Date).toISOString(),
-  };
 }

@@ -15,10 +15,9 @@ import {
   SESSION_SQL,
   sessionAdmits,
   type SessionRow,
-  SIGNAL_BY_ID,
-  SIGNAL_COLUMNS,
-  signalDto,
 } from './ceiling-parts.js';
+import { BenchProblem, ReadAnswers, SIGNAL_WRITE_STATEMENTS, signalJson } from './read-answers.js';
+import { WRITE_STATEMENTS, WriteAnswers } from './write-answers.js';
 
 /**
  * THE CEILING: the least a Node.js process can do to answer the benchmark's requests correctly,
@@ -33,10 +32,9 @@ import {
  *   jsonwebtoken 9 first tries createPublicKey() on it and catches the failure, ~0.45 ms of CPU
  *   per verification that buys nothing (docs/benchmarks.md);
  * - a per-identity fixed-window request counter and the same response headers;
- * - the same SQL as the service, captured from it, so the database does the same work: count
- *   (from tenant_counts, as the service for lists filtered by status only) + page (+ connection
- *   ids for audiences; the service reads count and page in one statement), lists and reads by id
- *   as named prepared statements like the service's;
+ * - the same SQL as the service, captured from it, so the database does the same work: the lists
+ *   and the detail through bench/read-answers.ts (shared with the floor: count and page in one
+ *   statement, each signal with its delivery counts), as named prepared statements like the service's;
  *   PATCH and POST in a transaction with the same reference checks and the same extra reads;
  * - the same JSON envelope and fields.
  * What it leaves out is what a framework adds: routing tables, DI, guards, pipes, validation
@@ -46,12 +44,6 @@ import {
  * with CEILING_PORT, DATABASE_URL, JWT_SECRET and JWT_ISSUER.
  */
 
-const AUDIENCE_COLUMNS =
-  `"audience"."customer_id" AS "audience_customer_id", "audience"."id" AS "audience_id", "audience"."created_at" AS "audience_created_at", ` +
-  `"audience"."updated_at" AS "audience_updated_at", "audience"."name" AS "audience_name", ` +
-  `"audience"."description" AS "audience_description", "audience"."source_type" AS "audience_source_type", ` +
-  `"audience"."rules" AS "audience_rules", "audience"."model_instance_id" AS "audience_model_instance_id", ` +
-  `"audience"."min_score" AS "audience_min_score", "audience"."status" AS "audience_status", "audience"."size" AS "audience_size"`;
 const CONNECTION_COLUMNS =
   `"connection"."customer_id" AS "connection_customer_id", "connection"."id" AS "connection_id", ` +
   `"connection"."created_at" AS "connection_created_at", "connection"."updated_at" AS "connection_updated_at", ` +
@@ -63,17 +55,6 @@ const CONNECTION_COLUMNS =
 const SQL = {
   session: SESSION_SQL,
   apiKey: API_KEY_SQL,
-  // Lists filtered by nothing but status read the trigger-kept tenant_counts (migration 1763750000000).
-  tenantCount: `SELECT sum(count) AS count FROM tenant_counts WHERE customer_id = $1 AND resource = $2`,
-  tenantCountByStatus: `SELECT sum(count) AS count FROM tenant_counts WHERE customer_id = $1 AND resource = $2 AND status = $3`,
-  // As the service: each audience's destination ids in the same statement.
-  audiencePage:
-    `SELECT ${AUDIENCE_COLUMNS}, ARRAY(SELECT link.connection_id FROM audience_connections link WHERE link.customer_id = "audience".customer_id AND link.audience_id = "audience".id ORDER BY link.connection_id) AS "audience_connection_ids" ` +
-    `FROM "audiences" "audience" WHERE "audience"."customer_id" = $1 ORDER BY "audience"."id" DESC LIMIT $LIMIT OFFSET $OFFSET`,
-  signalPage: `SELECT ${SIGNAL_COLUMNS} FROM "signals" "signal" WHERE "signal"."customer_id" = $1 ORDER BY "signal"."id" DESC LIMIT $LIMIT OFFSET $OFFSET`,
-  signalPageByStatus: `SELECT ${SIGNAL_COLUMNS} FROM "signals" "signal" WHERE "signal"."customer_id" = $1 AND "signal"."status" = $2 ORDER BY "signal"."id" DESC LIMIT $LIMIT OFFSET $OFFSET`,
-  signalById: SIGNAL_BY_ID,
-  signalForUpdate: `SELECT ${SIGNAL_COLUMNS} FROM "signals" "signal" WHERE "signal"."customer_id" = $1 AND "signal"."id" = $2 FOR UPDATE`,
   // TypeORM's save() reloads the row before its UPDATE; the ceiling pays for that read too.
   signalUpdateDescription: `UPDATE "signals" SET "description" = $1, "updated_at" = CURRENT_TIMESTAMP WHERE ((("customer_id" = $2 AND "id" = $3))) RETURNING "updated_at"`,
   signalInsert: `INSERT INTO "signals"("customer_id", "created_at", "updated_at", "name", "description", "signal_type", "status", "model_instance_id", "audience_id", "connection_id", "config") VALUES ($1, DEFAULT, DEFAULT, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING "id", "created_at", "updated_at", "description", "status", "config"`,
@@ -94,27 +75,13 @@ function named(text: string): pg.QueryConfig {
   return { name, text };
 }
 
-/** TypeORM inlines LIMIT/OFFSET as literals; so does the ceiling (they are validated integers). */
-function paged(sql: string, limit: number, offset: number): string {
-  return sql.replace('$LIMIT', String(limit)).replace('$OFFSET', String(offset));
-}
-
 interface Identity {
   key: string;
   customerId: number;
   canWrite: boolean;
 }
 
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    detail: string,
-    readonly errors?: Record<string, string[]>,
-  ) {
-    super(detail);
-  }
-}
+const NAMED_WRITES = new Set(WRITE_STATEMENTS);
 
 const SIGNAL_TYPES = new Set(['conversion', 'value', 'score']);
 
@@ -124,6 +91,15 @@ class Ceiling {
   );
   private readonly keys = new CachedRows<KeyRow>(async (prefix) => (await this.pool.query<KeyRow>(SQL.apiKey, [prefix])).rows[0] ?? null);
   private readonly counter: RequestCounter;
+  private readonly reads = new ReadAnswers(async (sql, parameters) => (await this.pool.query(named(sql), parameters)).rows);
+  // Named as the service names them: the reads by id; the batch's, the INSERT's and add_job's text goes unnamed.
+  private readonly writes = new WriteAnswers(
+    async (sql, parameters) => (await this.pool.query(NAMED_WRITES.has(sql) ? named(sql) : sql, parameters)).rows,
+    (work) =>
+      this.transaction((client) =>
+        work(async (sql, parameters) => (await client.query(NAMED_WRITES.has(sql) ? named(sql) : sql, parameters)).rows),
+      ),
+  );
 
   constructor(
     private readonly pool: pg.Pool,
@@ -147,21 +123,28 @@ class Ceiling {
       const identity = await this.authenticate(request.headers.authorization);
       this.countRequest(identity, response);
       const method = request.method ?? 'GET';
-      if (method !== 'GET' && !identity.canWrite) throw new HttpError(403, 'permission_denied', 'This API key is read-only.');
+      if (method !== 'GET' && !identity.canWrite) throw new BenchProblem(403, 'permission_denied', 'This API key is read-only.');
 
-      if (path === '/api/v1/audiences/' && method === 'GET') return send(response, 200, await this.listAudiences(identity, url));
-      if (path === '/api/v1/signals/' && method === 'GET') return send(response, 200, await this.listSignals(identity, url));
+      if (path === '/api/v1/audiences/' && method === 'GET')
+        return send(response, 200, await this.reads.listAudiences(identity.customerId, url));
+      if (path === '/api/v1/signals/' && method === 'GET')
+        return send(response, 200, await this.reads.listSignals(identity.customerId, url));
       if (path === '/api/v1/signals/' && method === 'POST')
         return send(response, 201, await this.createSignal(identity, await readJson(request)));
+      if (path === '/api/v1/people/batch/' && method === 'POST')
+        return send(response, 200, await this.writes.peopleBatch(identity.customerId, await readJson(request)));
+      const events = /^\/api\/v1\/signals\/([^/]+)\/events\/$/.exec(path);
+      if (events && method === 'POST')
+        return send(response, 202, await this.writes.signalEvents(identity.customerId, events[1]!, await readJson(request)));
       const detail = /^\/api\/v1\/signals\/([1-9]\d{0,9})\/$/.exec(path);
       if (detail) {
         const id = Number(detail[1]);
-        if (method === 'GET') return send(response, 200, await this.getSignal(identity, id));
+        if (method === 'GET') return send(response, 200, await this.reads.getSignal(identity.customerId, detail[1]!));
         if (method === 'PATCH') return send(response, 200, await this.updateSignal(identity, id, await readJson(request)));
       }
-      throw new HttpError(404, 'not_found', 'Not found.');
+      throw new BenchProblem(404, 'not_found', 'Not found.');
     } catch (error) {
-      if (error instanceof HttpError) {
+      if (error instanceof BenchProblem) {
         return send(response, error.status, {
           type: 'about:blank',
           title: error.code,
@@ -179,7 +162,7 @@ class Ceiling {
 
   private async authenticate(header: string | undefined): Promise<Identity> {
     const match = header && header.length <= 4096 ? AUTHORIZATION.exec(header) : null;
-    if (!match) throw new HttpError(401, 'not_authenticated', 'Authentication credentials were not provided.');
+    if (!match) throw new BenchProblem(401, 'not_authenticated', 'Authentication credentials were not provided.');
     return match[1] === 'Bearer' ? this.authenticateJwt(match[2]!) : this.authenticateKey(match[2]!);
   }
 
@@ -188,20 +171,20 @@ class Ceiling {
     try {
       claims = jwt.verify(token, this.secret, { algorithms: ['HS256'], issuer: this.issuer }) as jwt.JwtPayload;
     } catch {
-      throw new HttpError(401, 'token_not_valid', 'Token is invalid or expired.');
+      throw new BenchProblem(401, 'token_not_valid', 'Token is invalid or expired.');
     }
     if (claims.type !== 'access' || typeof claims.sid !== 'string' || typeof claims.sub !== 'string')
-      throw new HttpError(401, 'token_not_valid', 'Token is invalid or expired.');
+      throw new BenchProblem(401, 'token_not_valid', 'Token is invalid or expired.');
     const session = await this.sessions.get(claims.sid);
-    if (!sessionAdmits(session, claims.sub)) throw new HttpError(401, 'token_not_valid', 'Token is invalid or expired.');
+    if (!sessionAdmits(session, claims.sub)) throw new BenchProblem(401, 'token_not_valid', 'Token is invalid or expired.');
     return { key: `user:${session.user_id}`, customerId: session.customer_id, canWrite: session.role !== 'viewer' };
   }
 
   private async authenticateKey(key: string): Promise<Identity> {
     const prefix = API_KEY.exec(key)?.[1];
-    if (prefix === undefined) throw new HttpError(401, 'authentication_failed', 'Invalid API key.');
+    if (prefix === undefined) throw new BenchProblem(401, 'authentication_failed', 'Invalid API key.');
     const row = await this.keys.get(prefix);
-    if (!keyAdmits(row, key)) throw new HttpError(401, 'authentication_failed', 'Invalid API key.');
+    if (!keyAdmits(row, key)) throw new BenchProblem(401, 'authentication_failed', 'Invalid API key.');
     return { key: `api_key:${row.id}`, customerId: row.customer_id, canWrite: row.scope === 'write' };
   }
 
@@ -210,95 +193,32 @@ class Ceiling {
     const { policy, remaining, throttled } = this.counter.count(identity.key);
     response.setHeader('ratelimit-policy', policy);
     response.setHeader('ratelimit', remaining);
-    if (throttled) throw new HttpError(429, 'throttled', 'Request was throttled.');
-  }
-
-  private async listAudiences(identity: Identity, url: URL) {
-    const { page, pageSize } = pageOf(url);
-    const count = Number(
-      (await this.pool.query<{ count: string | null }>(named(SQL.tenantCount), [identity.customerId, 'audiences'])).rows[0]!.count ?? 0,
-    );
-    const offset = (page - 1) * pageSize;
-    let rows: Record<string, unknown>[] = [];
-    if (count > 0 && offset < count)
-      rows = (await this.pool.query(named(paged(SQL.audiencePage, pageSize, offset)), [identity.customerId])).rows as Record<
-        string,
-        unknown
-      >[];
-    return envelope(
-      url,
-      page,
-      pageSize,
-      count,
-      // An int8[] comes back as strings (only scalar int8 has a parser above).
-      rows.map((row) => audienceDto(row, (row.audience_connection_ids as string[]).map(Number))),
-    );
-  }
-
-  private async listSignals(identity: Identity, url: URL) {
-    const { page, pageSize } = pageOf(url);
-    const statusText = url.searchParams.get('status');
-    let status: number | undefined;
-    if (statusText !== null && statusText !== '') {
-      if (!/^[0-4]$/.test(statusText))
-        throw new HttpError(400, 'validation_error', 'Some fields are invalid.', { status: ['Invalid choice.'] });
-      status = Number(statusText);
-    }
-    const count = Number(
-      (status === undefined
-        ? await this.pool.query<{ count: string | null }>(named(SQL.tenantCount), [identity.customerId, 'signals'])
-        : await this.pool.query<{ count: string | null }>(named(SQL.tenantCountByStatus), [identity.customerId, 'signals', String(status)])
-      ).rows[0]!.count ?? 0,
-    );
-    const parameters = status === undefined ? [identity.customerId] : [identity.customerId, status];
-    const offset = (page - 1) * pageSize;
-    let rows: Record<string, unknown>[] = [];
-    if (count > 0 && offset < count) {
-      const sql = paged(status === undefined ? SQL.signalPage : SQL.signalPageByStatus, pageSize, offset);
-      rows = (await this.pool.query(named(sql), parameters)).rows as Record<string, unknown>[];
-    }
-    return envelope(
-      url,
-      page,
-      pageSize,
-      count,
-      rows.map((row) => signalDto(row, 'signal_')),
-    );
-  }
-
-  private async getSignal(identity: Identity, id: number) {
-    const row = (await this.pool.query(named(SQL.signalById), [identity.customerId, id])).rows[0] as Record<string, unknown> | undefined;
-    if (!row) throw new HttpError(404, 'not_found', 'Not found.');
-    return signalDto(row, 'signal_');
+    if (throttled) throw new BenchProblem(429, 'throttled', 'Request was throttled.');
   }
 
   /** PATCH of the description (what the benchmark sends), with the service's statements in its order. */
   private async updateSignal(identity: Identity, id: number, body: unknown) {
     const description = (body as { description?: unknown } | undefined)?.description;
     if (typeof description !== 'string' || description.length > 2000)
-      throw new HttpError(400, 'validation_error', 'Some fields are invalid.', {
+      throw new BenchProblem(400, 'validation_error', 'Some fields are invalid.', {
         description: ['Must be a string of at most 2000 characters.'],
       });
     return this.transaction(async (client) => {
-      const row = (await client.query(named(SQL.signalForUpdate), [identity.customerId, id])).rows[0] as
+      const row = (await client.query(named(SIGNAL_WRITE_STATEMENTS.forUpdate), [identity.customerId, id])).rows[0] as
         Record<string, unknown> | undefined;
-      if (!row) throw new HttpError(404, 'not_found', 'Not found.');
-      if (row.signal_description === description) return signalDto(row, 'signal_');
-      if (row.signal_status === 4)
-        throw new HttpError(400, 'validation_error', 'Some fields are invalid.', {
+      if (!row) throw new BenchProblem(404, 'not_found', 'Not found.');
+      const delivery = async () =>
+        (await client.query(named(SIGNAL_WRITE_STATEMENTS.delivery), [identity.customerId, id])).rows[0]!.delivery as unknown;
+      if (row.description === description) return signalJson({ ...row, delivery: await delivery() });
+      if (row.status === 4)
+        throw new BenchProblem(400, 'validation_error', 'Some fields are invalid.', {
           status: ['This signal is archived and cannot be changed.'],
         });
-      await this.checkReferences(
-        client,
-        identity.customerId,
-        row.signal_model_instance_id,
-        row.signal_audience_id,
-        row.signal_connection_id,
-      );
+      await this.checkReferences(client, identity.customerId, row.modelInstanceId, row.audienceId, row.connectionId);
       // The service's TenantRepository.save() writes with one UPDATE … RETURNING (no reload SELECT).
       const updated = (await client.query<{ updated_at: Date }>(SQL.signalUpdateDescription, [description, identity.customerId, id]))
         .rows[0]!;
-      return signalDto({ ...row, signal_description: description, signal_updated_at: updated.updated_at }, 'signal_');
+      return signalJson({ ...row, description, updatedAt: updated.updated_at, delivery: await delivery() });
     });
   }
 
@@ -314,7 +234,7 @@ class Ceiling {
     if (typeof config !== 'object' || config === null || Array.isArray(config)) errors.config = ['Must be an object.'];
     const reference = (value: unknown) => (value === undefined || value === null ? null : Number(value));
     const [modelId, audienceId, connectionId] = [reference(input.model_instance), reference(input.audience), reference(input.connection)];
-    if (Object.keys(errors).length > 0) throw new HttpError(400, 'validation_error', 'Some fields are invalid.', errors);
+    if (Object.keys(errors).length > 0) throw new BenchProblem(400, 'validation_error', 'Some fields are invalid.', errors);
     return this.transaction(async (client) => {
       await this.checkReferences(client, identity.customerId, modelId, audienceId, connectionId);
       const inserted = (
@@ -330,20 +250,23 @@ class Ceiling {
           JSON.stringify(config),
         ])
       ).rows[0] as { id: number; created_at: Date; updated_at: Date; description: string; status: number; config: unknown };
-      return {
+      // A new signal has no events, so no delivery row: the service answers zero counts without reading.
+      return signalJson({
         id: inserted.id,
-        customer: identity.customerId,
+        customerId: identity.customerId,
         name,
         description: inserted.description,
-        signal_type: input.signal_type,
+        signalType: input.signal_type,
         status: inserted.status,
-        model_instance: modelId,
-        audience: audienceId,
-        connection: connectionId,
+        modelInstanceId: modelId,
+        audienceId,
+        connectionId,
         config: inserted.config,
-        created_at: inserted.created_at.toISOString(),
-        updated_at: inserted.updated_at.toISOString(),
-      };
+        statusReason: null,
+        delivery: null,
+        createdAt: inserted.created_at,
+        updatedAt: inserted.updated_at,
+      });
     });
   }
 
@@ -356,7 +279,7 @@ class Ceiling {
       errors.audience = ['Does not exist.'];
     if (connectionId !== null && (await client.query(SQL.connectionById, [customerId, connectionId])).rowCount === 0)
       errors.connection = ['Does not exist.'];
-    if (Object.keys(errors).length > 0) throw new HttpError(400, 'validation_error', 'Some fields are invalid.', errors);
+    if (Object.keys(errors).length > 0) throw new BenchProblem(400, 'validation_error', 'Some fields are invalid.', errors);
   }
 
   private async transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
@@ -375,46 +298,6 @@ class Ceiling {
   }
 }
 
-function pageOf(url: URL): { page: number; pageSize: number } {
-  const pageText = url.searchParams.get('page');
-  const page = pageText === null ? 1 : /^\d{1,9}$/.test(pageText) ? Number(pageText) : 0;
-  if (page < 1) throw new HttpError(404, 'not_found', 'Invalid page.');
-  const sizeText = url.searchParams.get('page_size');
-  // The benchmark never sends page_size; a bad one falls back to 20 here (the service answers 400).
-  const size = sizeText !== null && /^\d{1,9}$/.test(sizeText) ? Number(sizeText) : 0;
-  const pageSize = size >= 1 ? Math.min(size, 100) : 20;
-  return { page, pageSize };
-}
-
-/** SPEC section 4's envelope, built like the service's buildPage (absolute links keeping every other parameter). */
-function envelope(url: URL, page: number, pageSize: number, count: number, results: unknown[]) {
-  if (page > 1 && (page - 1) * pageSize >= count) throw new HttpError(404, 'not_found', 'Invalid page.');
-  const linkTo = (target: number) => {
-    const link = new URL(url);
-    link.searchParams.set('page', String(target));
-    return link.toString();
-  };
-  return { count, next: page * pageSize < count ? linkTo(page + 1) : null, previous: page > 1 ? linkTo(page - 1) : null, results };
-}
-
-function audienceDto(row: Record<string, unknown>, connections: number[]) {
-  return {
-    id: row.audience_id,
-    customer: row.audience_customer_id,
-    name: row.audience_name,
-    description: row.audience_description,
-    source_type: row.audience_source_type,
-    rules: row.audience_rules,
-    model_instance: row.audience_model_instance_id,
-    min_score: row.audience_min_score,
-    connections,
-    status: row.audience_status,
-    size: row.audience_size,
-    created_at: (row.audience_created_at as Date).toISOString(),
-    updated_at: (row.audience_updated_at as Date).toISOString(),
-  };
-}
-
 function send(response: ServerResponse, status: number, body: unknown): void {
   const json = JSON.stringify(body);
   response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(json) });
@@ -427,7 +310,7 @@ function readJson(request: IncomingMessage): Promise<unknown> {
     let size = 0;
     request.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > 1024 * 1024) reject(new HttpError(413, 'payload_too_large', 'The request body is larger than 1 MiB.'));
+      if (size > 1024 * 1024) reject(new BenchProblem(413, 'payload_too_large', 'The request body is larger than 1 MiB.'));
       else chunks.push(chunk);
     });
     request.on('end', () => {
@@ -436,7 +319,7 @@ function readJson(request: IncomingMessage): Promise<unknown> {
       try {
         resolve(secureJsonParse.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }));
       } catch {
-        reject(new HttpError(400, 'parse_error', 'Malformed JSON in the request body.'));
+        reject(new BenchProblem(400, 'parse_error', 'Malformed JSON in the request body.'));
       }
     });
     request.on('error', reject);

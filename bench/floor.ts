@@ -5,11 +5,14 @@ import {
   Controller,
   type DynamicModule,
   type ExecutionContext,
+  Body,
   Get,
+  HttpCode,
   HttpException,
   Injectable,
   Module,
   Param,
+  Post,
   Req,
   SetMetadata,
 } from '@nestjs/common';
@@ -35,27 +38,27 @@ import {
   SESSION_SQL,
   sessionAdmits,
   type SessionRow,
-  SIGNAL_BY_ID,
-  signalDto,
 } from './ceiling-parts.js';
+import { BenchProblem, READ_STATEMENTS, ReadAnswers } from './read-answers.js';
+import { WRITE_STATEMENTS, WriteAnswers } from './write-answers.js';
 
 /**
  * THE FLOOR: the least the design's required stack (Nest on Fastify, @nestjs/passport with
- * passport-jwt and passport-headerapikey, TypeORM) can do to answer one scenario, the signal detail
- * `GET /api/v1/signals/:id/`, so that floor/ceiling says how much of the service/ceiling gap the
- * stack itself costs and service/floor how much is the service's own doing.
+ * passport-jwt and passport-headerapikey, TypeORM) can do to answer the read scenarios (the
+ * audience and signal lists, page 1 and deep, and the signal detail), so that floor/ceiling says
+ * how much of the service/ceiling gap the stack itself costs and service/floor how much is the
+ * service's own doing.
  *
- * It does the ceiling's work for that request through the stack's own parts: one global guard
+ * It does the ceiling's work for those requests through the stack's own parts: one global guard
  * picks AuthGuard('jwt') or AuthGuard('api-key') from the Authorization scheme; each strategy's
  * validate() makes the ceiling's identity checks with the same Map caches (passport-jwt gets the
  * prebuilt KeyObject, as the service's strategy does); the guard then counts the ceiling's
- * per-identity fixed window and sets its headers; the controller reads the row the cheapest way
- * TypeORM offers and the service uses: DataSource.query() with the ceiling's statement, named
- * through the service's own pool client (src/database/prepared-statements.ts), so PostgreSQL does
- * the same work for all three; it returns the ceiling's JSON for Nest to serialize. (A first
- * version read with Repository.findOneBy() on an entity: 0.34/0.28 ms of CPU per request with a
- * JWT/an API key, against 0.36/0.33 for the service, docs/benchmarks.md.) Errors are HttpExceptions
- * carrying the ceiling's problem body, written by Nest's default handler.
+ * per-identity fixed window and sets its headers; the controller answers through
+ * bench/read-answers.ts, the ceiling's own statements and JSON, run by DataSource.query() (the
+ * cheapest way TypeORM offers and the one the service uses) and named through the service's own
+ * pool client (src/database/prepared-statements.ts), so PostgreSQL does the same work for all
+ * three. Refusals are HttpExceptions carrying the ceiling's problem body, written by Nest's
+ * default handler.
  * What it leaves out is what the service adds on top of the stack: logging, metrics, CLS, pipes,
  * validation, interceptors, filters, security headers, the credential cache's invalidation,
  * access policies, the other routes.
@@ -64,7 +67,6 @@ import {
  * DATABASE_URL, JWT_SECRET and JWT_ISSUER.
  */
 
-const SIGNAL_ID = /^[1-9]\d{0,9}$/;
 const PUBLIC = 'floor:public';
 
 class FloorSettings {
@@ -83,7 +85,8 @@ interface Identity {
 
 type IdentifiedRequest = FastifyRequest & { user?: Identity };
 
-const SIGNAL_BY_ID_PREPARED = prepared(SIGNAL_BY_ID);
+// Named prepared statements through the service's pool client, as the service's and the ceiling's are.
+for (const sql of [...Object.values(READ_STATEMENTS), ...WRITE_STATEMENTS]) prepared(sql);
 
 /** The ceiling's error body; Nest's default exception handler sends an HttpException's object as it is. */
 function problem(status: number, code: string, detail: string, requestId: string): HttpException {
@@ -177,9 +180,24 @@ class CredentialGuard implements CanActivate {
   }
 }
 
+/** The read scenarios' answers on this request's workspace; a BenchProblem becomes the ceiling's problem body. */
+async function answer<T>(request: IdentifiedRequest, read: (customerId: number, url: URL) => Promise<T>): Promise<T> {
+  try {
+    return await read(request.user!.customerId, new URL(request.url, `http://${request.headers.host ?? 'localhost'}`));
+  } catch (error) {
+    if (!(error instanceof BenchProblem)) throw error;
+    const body = { type: 'about:blank', title: error.code, status: error.status, code: error.code, detail: error.message };
+    throw new HttpException({ ...body, ...(error.errors ? { errors: error.errors } : {}), request_id: request.id }, error.status);
+  }
+}
+
 @Controller()
-class SignalController {
-  constructor(private readonly dataSource: DataSource) {}
+class ReadController {
+  private readonly reads: ReadAnswers;
+
+  constructor(private readonly dataSource: DataSource) {
+    this.reads = new ReadAnswers((sql, parameters) => dataSource.query(sql, parameters));
+  }
 
   @Public()
   @Get('readyz')
@@ -188,13 +206,43 @@ class SignalController {
     return { status: 'ok', checks: { database: 'ok' } };
   }
 
+  @Get('api/v1/audiences')
+  audiences(@Req() request: IdentifiedRequest) {
+    return answer(request, (customerId, url) => this.reads.listAudiences(customerId, url));
+  }
+
+  @Get('api/v1/signals')
+  signals(@Req() request: IdentifiedRequest) {
+    return answer(request, (customerId, url) => this.reads.listSignals(customerId, url));
+  }
+
   @Get('api/v1/signals/:id')
-  async signal(@Param('id') id: string, @Req() request: IdentifiedRequest) {
-    const rows = SIGNAL_ID.test(id)
-      ? ((await this.dataSource.query(SIGNAL_BY_ID_PREPARED, [request.user!.customerId, Number(id)])) as Record<string, unknown>[])
-      : [];
-    if (rows.length === 0) throw problem(404, 'not_found', 'Not found.', request.id);
-    return signalDto(rows[0]!, 'signal_');
+  signal(@Param('id') id: string, @Req() request: IdentifiedRequest) {
+    return answer(request, (customerId) => this.reads.getSignal(customerId, id));
+  }
+}
+
+@Controller()
+class WriteController {
+  private readonly writes: WriteAnswers;
+
+  constructor(dataSource: DataSource) {
+    this.writes = new WriteAnswers(
+      (sql, parameters) => dataSource.query(sql, parameters),
+      (work) => dataSource.transaction((manager) => work((sql, parameters) => manager.query(sql, parameters))),
+    );
+  }
+
+  @Post('api/v1/people/batch')
+  @HttpCode(200)
+  peopleBatch(@Body() body: unknown, @Req() request: IdentifiedRequest) {
+    return answer(request, (customerId) => this.writes.peopleBatch(customerId, body));
+  }
+
+  @Post('api/v1/signals/:id/events')
+  @HttpCode(202)
+  signalEvents(@Param('id') id: string, @Body() body: unknown, @Req() request: IdentifiedRequest) {
+    return answer(request, (customerId) => this.writes.signalEvents(customerId, id, body));
   }
 }
 
@@ -216,7 +264,7 @@ class FloorModule {
           extra: { Client: PreparingClient },
         }),
       ],
-      controllers: [SignalController],
+      controllers: [ReadController, WriteController],
       providers: [
         { provide: FloorSettings, useValue: settings },
         JwtStrategy,

@@ -21,7 +21,7 @@ import {
   writeReport,
 } from './report.js';
 import { SCENARIOS, type ScenarioData } from './scenarios.js';
-import { prepareRun, seed, type SeededWorkspace, workspacePlans } from './seed.js';
+import { EVENTS_SIGNAL_NAME, prepareRun, seed, type SeededWorkspace, workspacePlans } from './seed.js';
 import { freePort, hasTaskset, login, type RunningServer, startServer } from './servers.js';
 import { DEPLOYED_NODE_ARGS, readSettings } from './settings.js';
 
@@ -30,13 +30,14 @@ const PAGE_SIZE = 20;
 const MAIN_DEEP_PAGE_MAX = 500;
 const GROWTH_DEEP_PAGE_MAX = 25_000;
 const JWT_ISSUER = 'audience-signal-platform';
-/** The one scenario the framework floor (bench/floor.ts) serves. */
-const FLOOR_SCENARIO = 'signal detail';
+/** The scenarios the framework floor (bench/floor.ts) serves: the reads and the data plane's writes. */
+const READ_SCENARIOS = new Set(['audiences p1', 'signals ?status=1', 'signals deep page', 'signal detail']);
+const FLOOR_SCENARIOS = new Set([...READ_SCENARIOS, 'people batch', 'signal events']);
 
 /**
  * `npm run bench`: seed (once), start the built service and the ceiling, drive the same load at
  * both, print one report and write it as JSON under bench/results/. See docs/benchmarks.md.
- * BENCH_FLOOR=1 adds the framework floor, measured on the signal detail scenario only.
+ * BENCH_FLOOR=1 adds the framework floor, measured on the read scenarios (FLOOR_SCENARIOS).
  */
 async function main(): Promise<void> {
   const settings = readSettings();
@@ -77,6 +78,9 @@ async function main(): Promise<void> {
       JWT_SECRET: secret,
       JWT_ISSUER,
       RATE_LIMIT_PER_MINUTE: '1000000',
+      // The people batches' membership recompute waits an hour, so no recompute of the main
+      // workspace's audiences runs during the measurements; the next run removes the waiting job.
+      MEMBERSHIP_DEBOUNCE_SECONDS: '3600',
     };
     const servicePort = await freePort();
     const service = await startServer({
@@ -155,30 +159,34 @@ async function main(): Promise<void> {
     const runTag = date.slice(11, 19).replace(/:/g, '');
     // A first, longer warm-up of every code path (the mix, both credentials) on each server, so the
     // first measured scenario does not pay for JIT compilation the later ones get for free. The
-    // floor serves nothing but the detail, so that is its warm-up.
+    // floor serves nothing but the reads, so they are its warm-up.
     const mix = SCENARIOS.find((scenario) => scenario.name.startsWith('mix'))!;
-    const detail = SCENARIOS.find((scenario) => scenario.name === FLOOR_SCENARIO)!;
+    const reads = SCENARIOS.filter((scenario) => READ_SCENARIOS.has(scenario.name));
     for (const server of servers) {
       note(`warming up ${server.name}`);
-      const warmUp = server.name === 'floor' ? detail : mix;
       for (const auth of ['jwt', 'api-key'] as const) {
+        const tag = `${runTag}-warm-${server.name}-${auth}`;
         await autocannon({
           url: server.baseUrl,
           connections: settings.connections,
           duration: Math.max(1, settings.warmupSeconds * 2),
-          requests: warmUp.requests(mainAuth[auth], data, `${runTag}-warm-${server.name}-${auth}`),
+          requests:
+            server.name === 'floor'
+              ? reads.flatMap((scenario) => scenario.requests(mainAuth[auth], data, tag))
+              : mix.requests(mainAuth[auth], data, tag),
         });
       }
     }
     for (const scenario of SCENARIOS) {
       if (settings.only.length > 0 && !settings.only.some((part) => scenario.name.includes(part))) continue;
+      const connections = scenario.connections ?? settings.connections;
       for (const auth of ['jwt', 'api-key'] as const) {
         // Service then ceiling, back to back, so both see the same data and the same machine load.
         note(`${scenario.name} (${auth}): service`);
         const onService = await measure(
           service,
           scenario.requests(mainAuth[auth], data, `${runTag}-s-${auth}`),
-          settings.connections,
+          connections,
           settings.durationSeconds,
         );
         let onCeiling: LoadResult | null = null;
@@ -187,17 +195,17 @@ async function main(): Promise<void> {
           onCeiling = await measure(
             ceiling,
             scenario.requests(mainAuth[auth], data, `${runTag}-c-${auth}`),
-            settings.connections,
+            connections,
             settings.durationSeconds,
           );
         }
         let onFloor: LoadResult | null = null;
-        if (floor && scenario.name === FLOOR_SCENARIO) {
+        if (floor && FLOOR_SCENARIOS.has(scenario.name)) {
           note(`${scenario.name} (${auth}): floor`);
           onFloor = await measure(
             floor,
             scenario.requests(mainAuth[auth], data, `${runTag}-f-${auth}`),
-            settings.connections,
+            connections,
             settings.durationSeconds,
           );
         }
@@ -207,6 +215,7 @@ async function main(): Promise<void> {
           auth,
           listPageOne: scenario.listPageOne === true,
           hostile: scenario.hostile === true,
+          dataPlane: scenario.dataPlane === true,
           comparedWith: scenario.comparedWith,
           service: onService,
           ceiling: onCeiling,
@@ -311,6 +320,7 @@ async function scenarioData(pool: pg.Pool, main: SeededWorkspace): Promise<Scena
     editableSignalIds: await ids('SELECT id FROM signals WHERE customer_id = $1 AND status <> 4 ORDER BY id'),
     audienceIds: await ids('SELECT id FROM audiences WHERE customer_id = $1 ORDER BY id'),
     deepPage: Math.max(1, Math.min(MAIN_DEEP_PAGE_MAX, Math.floor(Math.ceil(signalIds.length / PAGE_SIZE) / 2))),
+    eventsSignalId: (await ids(`SELECT id FROM signals WHERE customer_id = $1 AND name = '${EVENTS_SIGNAL_NAME}'`))[0]!,
   };
 }
 
@@ -336,13 +346,14 @@ function sampleRequests(
   ];
 }
 
-/** The floor's share of the samples: the detail, with each credential. */
+/** The floor's share of the samples: the reads, with each credential. */
 function floorSamples(samples: Sample[], auth: Record<Auth, string>): Sample[] {
-  const [check, path] = samples.find(([name]) => name === FLOOR_SCENARIO)!;
-  return [
-    [check, path, auth.jwt],
-    [`${check} (api-key)`, path, auth['api-key']],
-  ];
+  return samples
+    .filter(([name]) => FLOOR_SCENARIOS.has(name))
+    .flatMap(([check, path]): Sample[] => [
+      [check, path, auth.jwt],
+      [`${check} (api-key)`, path, auth['api-key']],
+    ]);
 }
 
 /**

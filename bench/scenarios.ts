@@ -8,6 +8,8 @@ export interface ScenarioData {
   audienceIds: number[];
   /** The deep page of the main workspace's unfiltered signal list. */
   deepPage: number;
+  /** A paused signal with a Google Ads destination, made for each run: its events are held, so no delivery runs. */
+  eventsSignalId: number;
 }
 
 export interface Scenario {
@@ -20,6 +22,14 @@ export interface Scenario {
    * service only (the ceiling has no such checks), to compare its CPU per request with a normal one's.
    */
   hostile?: boolean;
+  /** A write of the data plane (1,000 rows or events per request): held to its floor at 0.80, not 0.90. */
+  dataPlane?: boolean;
+  /**
+   * Connections of this scenario when not the run's (BENCH_CONNECTIONS): a bulk client sends a few
+   * 1,000-row requests at a time; 32 at once would be refused by the workspace's share of the
+   * database pool (429, WORKSPACE_POOL_SHARE), as designed.
+   */
+  connections?: number;
   /** The scenario whose CPU per request a hostile one is held to (a harmless body of about the same size). */
   comparedWith?: string;
   /**
@@ -28,6 +38,15 @@ export interface Scenario {
    */
   requests(authorization: string, data: ScenarioData, tag: string): Request[];
 }
+
+/** Rows per people batch and events per events request: the API's maximum, what a bulk client sends. */
+const BATCH_SIZE = 1_000;
+/** Batches of distinct people per run and server: 20,000 people, then the same people again. */
+const BATCH_POOL = 20;
+/** Connections of the data plane's write scenarios: requests of 1,000 rows, 4 at a time. */
+const BULK_CONNECTIONS = 4;
+/** The people batches' external ids start so; each run removes those of earlier runs (bench/seed.ts). */
+export const BATCH_EXTERNAL_ID_PREFIX = 'bench-batch-';
 
 function pick(ids: number[]): number {
   return ids[Math.floor(Math.random() * ids.length)]!;
@@ -99,6 +118,66 @@ const WIDE_MCP_CALL = JSON.stringify({
 /** `code=x&code=x&…`: one form field repeated 30,000 times (90 KB), the body that stalled the social-login POST. */
 const REPEATED_FORM = Array.from({ length: 30_000 }, () => 'code=x').join('&');
 
+/**
+ * The rows of a people batch: what an ETL job sends, 1,000 people each with 2 traits and 7
+ * identifiers to normalise and hash. The external ids cycle through BATCH_POOL batches per run and
+ * server, so each server writes its first batches as new people and the rest as updates, and the
+ * table grows alike for all three (not with each server's throughput).
+ */
+function peopleBatch(authorization: string, tag: string): Request {
+  let counter = 0;
+  return {
+    method: 'POST',
+    path: '/api/v1/people/batch/',
+    headers: { authorization, 'content-type': 'application/json' },
+    setupRequest: (request) => {
+      const batch = ++counter % BATCH_POOL;
+      const people = Array.from({ length: BATCH_SIZE }, (_, index) => {
+        const n = batch * BATCH_SIZE + index;
+        return {
+          external_id: `${BATCH_EXTERNAL_ID_PREFIX}${tag}-${n}`,
+          identifiers: {
+            email: `Customer.${n}@Example.com`,
+            phone: `+4930${String(1_000_000 + n).padStart(8, '0')}`,
+            first_name: 'Ada',
+            last_name: `Lovelace-${n % 997}`,
+            country_code: 'DE',
+            postal_code: String(10_000 + (n % 90_000)),
+          },
+          traits: { plan: n % 3 === 0 ? 'gold' : 'silver', orders: n % 17 },
+        };
+      });
+      return { ...request, body: JSON.stringify({ people }) };
+    },
+  };
+}
+
+/** 1,000 new conversions of the events signal, each with an email, a phone, a value and a gclid. */
+function signalEvents(authorization: string, data: ScenarioData, tag: string): Request {
+  let counter = 0;
+  return {
+    method: 'POST',
+    path: `/api/v1/signals/${data.eventsSignalId}/events/`,
+    headers: { authorization, 'content-type': 'application/json' },
+    setupRequest: (request) => {
+      const batch = ++counter;
+      const now = Date.now();
+      const events = Array.from({ length: BATCH_SIZE }, (_, index) => {
+        const n = batch * BATCH_SIZE + index;
+        return {
+          event_id: `${tag}-${n}`,
+          event_time: new Date(now - (n % 3_600) * 1000).toISOString(),
+          value: (n % 500) + 0.99,
+          currency: 'EUR',
+          identifiers: { email: `Customer.${n}@Example.com`, phone: `+4930${String(1_000_000 + n).padStart(8, '0')}` },
+          gclid: `Cj0KCQ${n}`,
+        };
+      });
+      return { ...request, body: JSON.stringify({ events }) };
+    },
+  };
+}
+
 const postRaw = (path: string, body: string, authorization?: string): Request => ({
   method: 'POST',
   path,
@@ -154,6 +233,22 @@ export const SCENARIOS: Scenario[] = [
       post(authorization, data, tag),
       detail(authorization, data),
     ],
+  },
+  {
+    name: 'people batch',
+    description:
+      'POST /api/v1/people/batch/ with 1,000 people (email, phone, names, country, postal code, 2 traits; 20 batches new, then updates) — normalised, hashed, 2 statements',
+    dataPlane: true,
+    connections: BULK_CONNECTIONS,
+    requests: (authorization, _data, tag) => [peopleBatch(authorization, tag)],
+  },
+  {
+    name: 'signal events',
+    description:
+      'POST /api/v1/signals/{paused signal}/events/ with 1,000 new events (email, phone, value, gclid) — normalised, hashed, one INSERT, held',
+    dataPlane: true,
+    connections: BULK_CONNECTIONS,
+    requests: (authorization, data, tag) => [signalEvents(authorization, data, tag)],
   },
   {
     name: 'hostile reference: 0.9 MB login body',

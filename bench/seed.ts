@@ -4,6 +4,7 @@ import pg from 'pg';
 import { generateApiKey } from '../src/api-keys/api-key-format.js';
 import { PasswordHasher } from '../src/users/password-hasher.js';
 import { openBenchDatabase } from './database.js';
+import { BATCH_EXTERNAL_ID_PREFIX } from './scenarios.js';
 import { note, ProgressBar } from './progress.js';
 import { BENCH_PASSWORD, readSettings, type BenchSettings } from './settings.js';
 
@@ -29,6 +30,8 @@ const MODELS_PER_WORKSPACE = 12;
 const BATCH = 25_000;
 /** Signals created by the POST scenarios are named so, and removed before the next run. */
 export const POSTED_NAME_PREFIX = 'bench-post ';
+/** The events scenario's signal, made by each run (its name starts with POSTED_NAME_PREFIX, so the next run removes it and its events). */
+export const EVENTS_SIGNAL_NAME = `${POSTED_NAME_PREFIX}events`;
 
 export function workspacePlans(settings: BenchSettings): WorkspacePlan[] {
   return [
@@ -238,6 +241,22 @@ export async function prepareRun(pool: pg.Pool, workspaces: SeededWorkspace[]): 
     note(`removed ${removed.rowCount} signals created by an earlier run; VACUUM ANALYZE signals`);
     await pool.query('VACUUM (ANALYZE) signals');
   }
+  // The people batches of earlier runs, and their recompute, still waiting (MEMBERSHIP_DEBOUNCE_SECONDS is an hour in a run).
+  const people = await pool.query(`DELETE FROM people WHERE external_id LIKE $1`, [`${BATCH_EXTERNAL_ID_PREFIX}%`]);
+  if ((people.rowCount ?? 0) > 0) {
+    note(`removed ${people.rowCount} people written by an earlier run; VACUUM ANALYZE people`);
+    await pool.query('VACUUM (ANALYZE) people');
+  }
+  await pool.query(`SELECT graphile_worker.remove_job('memberships.workspace-changed:' || id) FROM customers`);
+  // The signal the events scenario posts to: paused, so its events are held and no delivery runs;
+  // with a Google Ads destination when the workspace has one, so each event is checked as Google's.
+  const main = workspaces.find((workspace) => workspace.role === 'main')!;
+  await pool.query(
+    `INSERT INTO signals (customer_id, name, description, signal_type, status, connection_id, config)
+     VALUES ($1, $2, 'The events scenario posts here.', 'conversion', 2,
+       (SELECT id FROM connections WHERE customer_id = $1 AND platform = 'google_ads' ORDER BY id LIMIT 1), '{}')`,
+    [main.customerId, EVENTS_SIGNAL_NAME],
+  );
   const keys = new Map<number, string>();
   for (const workspace of workspaces) {
     await pool.query(`DELETE FROM api_keys WHERE customer_id = $1 AND name = 'bench'`, [workspace.customerId]);
