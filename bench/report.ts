@@ -102,10 +102,22 @@ export function checkTargets(scenarios: ScenarioRecord[], growth: GrowthRecord[]
     }
   }
   if (scenarios.length > 0) {
-    // Hostile scenarios hold 32 bodies of 0.9 MB at once by design; the RSS target is about normal traffic.
-    const normal = scenarios.filter((entry) => !entry.hostile);
+    // Hostile scenarios hold 32 bodies of 0.9 MB at once by design; the RSS target is about normal
+    // traffic at 32 connections. The data plane's writes (4 connections of 1,000-row bodies) are
+    // reported on a line of their own, held to the floor's peak rather than to a fixed figure.
+    const normal = scenarios.filter((entry) => !entry.hostile && !entry.dataPlane);
     const peak = Math.max(...normal.map((entry) => entry.service.peakRssMb), ...growth.map((entry) => entry.service.peakRssMb));
-    checks.push({ target: 'service peak RSS under load ≤ 300 MB', measured: `${peak} MB`, met: peak <= 300 });
+    checks.push({ target: `service peak RSS under ${connections} connections ≤ 300 MB`, measured: `${peak} MB`, met: peak <= 300 });
+    const writes = scenarios.filter((entry) => entry.dataPlane && entry.floor !== undefined);
+    if (writes.length > 0) {
+      const service = Math.max(...writes.map((entry) => entry.service.peakRssMb));
+      const floor = Math.max(...writes.map((entry) => entry.floor!.peakRssMb));
+      checks.push({
+        target: "service peak RSS on the data plane's writes ≤ 1.2× the floor's",
+        measured: `${service} MB vs ${floor} MB`,
+        met: service <= floor * 1.2,
+      });
+    }
   }
   const pageOne = growth.filter((entry) => entry.label === 'page 1').sort((a, b) => a.signals - b.signals);
   if (pageOne.length >= 2) {

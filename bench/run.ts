@@ -119,6 +119,8 @@ async function main(): Promise<void> {
         cpu: serverCpu,
         port,
         env: { ...common, [portVariable]: String(port) },
+        // The service's V8 settings, so that peak RSS (and GC's share of CPU) compare like for like.
+        nodeArgs: [...DEPLOYED_NODE_ARGS],
       });
       servers.push(server);
       return server;
