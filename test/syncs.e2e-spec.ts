@@ -128,11 +128,13 @@ describe('audience syncs (SPEC 10.3) with workers', () => {
     });
     ({ auth, ...connections } = await connectedWorkspace(api, google, meta));
   });
+  // Closing lets running sync jobs finish (SHUTDOWN_TIMEOUT_MS, 10 s) after the requests drain (10 s):
+  // more than Jest's 30 s on a loaded machine, which failed this hook once while the app was still closing.
   afterAll(async () => {
     await api.close();
     await google.close();
     await meta.close();
-  });
+  }, 60_000);
 
   const call = async (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown, headers = auth) => {
     const response = await api.request(path, send(method, body, headers));
@@ -613,11 +615,12 @@ describe('audience syncs (SPEC 10.3) without workers: the runs resource', () => 
     api = await startTestApp(platformEnv(google, meta));
     ({ workspace, auth, ...connections } = await connectedWorkspace(api, google, meta));
   });
+  // As above: closing may wait for running sync jobs.
   afterAll(async () => {
     await api.close();
     await google.close();
     await meta.close();
-  });
+  }, 60_000);
 
   const call = async (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown, headers = auth) => {
     const response = await api.request(path, send(method, body, headers));
