@@ -45,7 +45,8 @@ import { WRITE_STATEMENTS, WriteAnswers } from './write-answers.js';
 /**
  * THE FLOOR: the least the design's required stack (Nest on Fastify, @nestjs/passport with
  * passport-jwt and passport-headerapikey, TypeORM) can do to answer the read scenarios (the
- * audience and signal lists, page 1 and deep, and the signal detail), so that floor/ceiling says
+ * audience and signal lists, page 1 and deep, and the signal detail) and the data plane's writes
+ * (the people batch, a signal's events), so that floor/ceiling says
  * how much of the service/ceiling gap the stack itself costs and service/floor how much is the
  * service's own doing.
  *
@@ -53,9 +54,10 @@ import { WRITE_STATEMENTS, WriteAnswers } from './write-answers.js';
  * picks AuthGuard('jwt') or AuthGuard('api-key') from the Authorization scheme; each strategy's
  * validate() makes the ceiling's identity checks with the same Map caches (passport-jwt gets the
  * prebuilt KeyObject, as the service's strategy does); the guard then counts the ceiling's
- * per-identity fixed window and sets its headers; the controller answers through
- * bench/read-answers.ts, the ceiling's own statements and JSON, run by DataSource.query() (the
- * cheapest way TypeORM offers and the one the service uses) and named through the service's own
+ * per-identity fixed window and sets its headers; the controllers answer through
+ * bench/read-answers.ts and bench/write-answers.ts, the ceiling's own statements and JSON, run by
+ * DataSource.query() and DataSource.transaction() (the cheapest ways TypeORM offers and the ones
+ * the service uses) and named through the service's own
  * pool client (src/database/prepared-statements.ts), so PostgreSQL does the same work for all
  * three. Refusals are HttpExceptions carrying the ceiling's problem body, written by Nest's
  * default handler.
@@ -89,8 +91,12 @@ type IdentifiedRequest = FastifyRequest & { user?: Identity };
 for (const sql of [...Object.values(READ_STATEMENTS), ...WRITE_STATEMENTS]) prepared(sql);
 
 /** The ceiling's error body; Nest's default exception handler sends an HttpException's object as it is. */
-function problem(status: number, code: string, detail: string, requestId: string): HttpException {
-  return new HttpException({ type: 'about:blank', title: code, status, code, detail, request_id: requestId }, status);
+function problem(refusal: BenchProblem, requestId: string): HttpException {
+  const { status, code, message: detail, errors } = refusal;
+  return new HttpException(
+    { type: 'about:blank', title: code, status, code, detail, ...(errors ? { errors } : {}), request_id: requestId },
+    status,
+  );
 }
 
 @Injectable()
@@ -138,7 +144,7 @@ function strategyGuard(strategy: 'jwt' | 'api-key', code: string, detail: string
   class StrategyGuard extends AuthGuard(strategy) {
     override handleRequest<T>(error: unknown, identity: T, _info: unknown, context: ExecutionContext): T {
       if (error) throw error;
-      if (!identity) throw problem(401, code, detail, context.switchToHttp().getRequest<FastifyRequest>().id);
+      if (!identity) throw problem(new BenchProblem(401, code, detail), context.switchToHttp().getRequest<FastifyRequest>().id);
       return identity;
     }
   }
@@ -170,24 +176,22 @@ class CredentialGuard implements CanActivate {
     if (this.reflector.get<boolean | undefined>(PUBLIC, context.getHandler())) return true;
     const header = request.headers.authorization;
     const match = header && header.length <= 4096 ? AUTHORIZATION.exec(header) : null;
-    if (!match) throw problem(401, 'not_authenticated', 'Authentication credentials were not provided.', request.id);
+    if (!match) throw problem(new BenchProblem(401, 'not_authenticated', 'Authentication credentials were not provided.'), request.id);
     await (match[1] === 'Bearer' ? this.jwt : this.apiKey).canActivate(context);
     const { policy, remaining, throttled } = this.counter.count(request.user!.key);
     reply.header('ratelimit-policy', policy);
     reply.header('ratelimit', remaining);
-    if (throttled) throw problem(429, 'throttled', 'Request was throttled.', request.id);
+    if (throttled) throw problem(new BenchProblem(429, 'throttled', 'Request was throttled.'), request.id);
     return true;
   }
 }
 
-/** The read scenarios' answers on this request's workspace; a BenchProblem becomes the ceiling's problem body. */
+/** A scenario's answer on this request's workspace; a BenchProblem becomes the ceiling's problem body. */
 async function answer<T>(request: IdentifiedRequest, read: (customerId: number, url: URL) => Promise<T>): Promise<T> {
   try {
     return await read(request.user!.customerId, new URL(request.url, `http://${request.headers.host ?? 'localhost'}`));
   } catch (error) {
-    if (!(error instanceof BenchProblem)) throw error;
-    const body = { type: 'about:blank', title: error.code, status: error.status, code: error.code, detail: error.message };
-    throw new HttpException({ ...body, ...(error.errors ? { errors: error.errors } : {}), request_id: request.id }, error.status);
+    throw error instanceof BenchProblem ? problem(error, request.id) : error;
   }
 }
 

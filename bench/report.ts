@@ -20,7 +20,7 @@ export interface ScenarioRecord {
   ceiling: LoadResult | null;
   /** service req/s ÷ ceiling req/s: the figure that counts (absolute numbers drift on a shared machine). */
   ratio: number | null;
-  /** BENCH_FLOOR, the read scenarios only: the framework floor (bench/floor.ts) under the same load. */
+  /** BENCH_FLOOR, the reads and the data plane's writes: the framework floor (bench/floor.ts) under the same load. */
   floor?: LoadResult;
   /** floor req/s ÷ ceiling req/s: what the required stack alone leaves of the ceiling. */
   floorRatio?: number | null;

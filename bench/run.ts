@@ -37,7 +37,7 @@ const FLOOR_SCENARIOS = new Set([...READ_SCENARIOS, 'people batch', 'signal even
 /**
  * `npm run bench`: seed (once), start the built service and the ceiling, drive the same load at
  * both, print one report and write it as JSON under bench/results/. See docs/benchmarks.md.
- * BENCH_FLOOR=1 adds the framework floor, measured on the read scenarios (FLOOR_SCENARIOS).
+ * BENCH_FLOOR=1 adds the framework floor, measured on the scenarios it serves (FLOOR_SCENARIOS).
  */
 async function main(): Promise<void> {
   const settings = readSettings();

@@ -152,7 +152,22 @@ function peopleBatch(authorization: string, tag: string): Request {
   };
 }
 
-/** 1,000 new conversions of the events signal, each with an email, a phone, a value and a gclid. */
+/**
+ * Event `n` of a bulk sender: a conversion within the last hour with an email, a phone and a value,
+ * and the click id of the destination's platform (Google's gclid, Meta's fbp).
+ */
+export function sampleEvent(eventId: string, n: number, now: number, platform: 'google_ads' | 'meta_ads') {
+  return {
+    event_id: eventId,
+    event_time: new Date(now - (n % 3_600) * 1000).toISOString(),
+    value: (n % 500) + 0.99,
+    currency: 'EUR',
+    identifiers: { email: `Customer.${n}@Example.com`, phone: `+4930${String(1_000_000 + n).padStart(8, '0')}` },
+    ...(platform === 'google_ads' ? { gclid: `Cj0KCQ${n}` } : { fbp: `fb.1.1700000000000.${n}` }),
+  };
+}
+
+/** 1,000 new conversions of the events signal (its destination is Google Ads). */
 function signalEvents(authorization: string, data: ScenarioData, tag: string): Request {
   let counter = 0;
   return {
@@ -164,14 +179,7 @@ function signalEvents(authorization: string, data: ScenarioData, tag: string): R
       const now = Date.now();
       const events = Array.from({ length: BATCH_SIZE }, (_, index) => {
         const n = batch * BATCH_SIZE + index;
-        return {
-          event_id: `${tag}-${n}`,
-          event_time: new Date(now - (n % 3_600) * 1000).toISOString(),
-          value: (n % 500) + 0.99,
-          currency: 'EUR',
-          identifiers: { email: `Customer.${n}@Example.com`, phone: `+4930${String(1_000_000 + n).padStart(8, '0')}` },
-          gclid: `Cj0KCQ${n}`,
-        };
+        return sampleEvent(`${tag}-${n}`, n, now, 'google_ads');
       });
       return { ...request, body: JSON.stringify({ events }) };
     },

@@ -2,6 +2,9 @@ import 'reflect-metadata';
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { generateApiKey } from '../src/api-keys/api-key-format.js';
+import { JOBS } from '../src/jobs/job-definitions.js';
+import { newJob } from '../src/jobs/jobs.service.js';
+import { SignalStatus } from '../src/signals/signal.entity.js';
 import { PasswordHasher } from '../src/users/password-hasher.js';
 import { openBenchDatabase } from './database.js';
 import { BATCH_EXTERNAL_ID_PREFIX } from './scenarios.js';
@@ -247,15 +250,18 @@ export async function prepareRun(pool: pg.Pool, workspaces: SeededWorkspace[]): 
     note(`removed ${people.rowCount} people written by an earlier run; VACUUM ANALYZE people`);
     await pool.query('VACUUM (ANALYZE) people');
   }
-  await pool.query(`SELECT graphile_worker.remove_job('memberships.workspace-changed:' || id) FROM customers`);
+  for (const workspace of workspaces) {
+    const { jobKey } = newJob(JOBS.membershipWorkspaceChanged, { customerId: workspace.customerId }, { key: String(workspace.customerId) });
+    await pool.query('SELECT graphile_worker.remove_job($1)', [jobKey]);
+  }
   // The signal the events scenario posts to: paused, so its events are held and no delivery runs;
   // with a Google Ads destination when the workspace has one, so each event is checked as Google's.
   const main = workspaces.find((workspace) => workspace.role === 'main')!;
   await pool.query(
     `INSERT INTO signals (customer_id, name, description, signal_type, status, connection_id, config)
-     VALUES ($1, $2, 'The events scenario posts here.', 'conversion', 2,
+     VALUES ($1, $2, 'The events scenario posts here.', 'conversion', $3,
        (SELECT id FROM connections WHERE customer_id = $1 AND platform = 'google_ads' ORDER BY id LIMIT 1), '{}')`,
-    [main.customerId, EVENTS_SIGNAL_NAME],
+    [main.customerId, EVENTS_SIGNAL_NAME, SignalStatus.paused],
   );
   const keys = new Map<number, string>();
   for (const workspace of workspaces) {

@@ -25,7 +25,7 @@ export interface BenchSettings {
   reseed: boolean;
   skipCeiling: boolean;
   skipGrowth: boolean;
-  /** Also start the framework floor (bench/floor.ts) and measure the read scenarios on it (lists and detail). */
+  /** Also start the framework floor (bench/floor.ts) and measure the scenarios it serves on it (the reads, the data plane's writes). */
   floor: boolean;
   /** Extra node arguments for the service process only, after DEPLOYED_NODE_ARGS (profiling: --cpu-prof, --heap-prof…). */
   serviceNodeArgs: string[];

@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { TokenCipher } from '../src/connections/token-cipher.js';
 import { startFakeGoogleAds, startFakeMetaAds } from '../test/support/fake-ad-platforms.js';
+import { sampleEvent } from './scenarios.js';
 import { cli, freshDatabase, log, waitForHealth } from './scenario-service.js';
 
 /**
@@ -135,7 +136,13 @@ async function main(): Promise<void> {
 type Call = (method: string, path: string, body?: unknown) => Promise<Record<string, unknown>>;
 
 /** Posts `total` events in batches of 1,000, `concurrency` requests at a time; answers accepted events per second. */
-async function accept(call: Call, signalId: number, platform: string, total: number, concurrency: number): Promise<Phase> {
+async function accept(
+  call: Call,
+  signalId: number,
+  platform: 'google_ads' | 'meta_ads',
+  total: number,
+  concurrency: number,
+): Promise<Phase> {
   const batches = total / BATCH;
   let next = 0;
   let accepted = 0;
@@ -145,14 +152,7 @@ async function accept(call: Call, signalId: number, platform: string, total: num
     for (let batch = next++; batch < batches; batch = next++) {
       const events = Array.from({ length: BATCH }, (_, index) => {
         const n = batch * BATCH + index;
-        return {
-          event_id: `${platform}-${n}`,
-          event_time: new Date(now - (n % 3_600) * 1000).toISOString(),
-          value: (n % 500) + 0.99,
-          currency: 'EUR',
-          identifiers: { email: `Customer.${n}@Example.com`, phone: `+4930${String(1_000_000 + n).padStart(8, '0')}` },
-          ...(platform === 'google_ads' ? { gclid: `Cj0KCQ${n}` } : { fbp: `fb.1.1700000000000.${n}` }),
-        };
+        return sampleEvent(`${platform}-${n}`, n, now, platform);
       });
       const answer = await call('POST', `/api/v1/signals/${signalId}/events/`, { events });
       accepted += answer.accepted as number;

@@ -1,7 +1,8 @@
 import { ADD_JOB_SQL, addJobParameters } from '../src/jobs/job-queue.repository.js';
 import { JOBS, signalDeliveryKey } from '../src/jobs/job-definitions.js';
+import { newJob } from '../src/jobs/jobs.service.js';
 import { PEOPLE_BATCH_SQL, upsertRecords } from '../src/people/people.repository.js';
-import { mergeBatch, readBatch, type StoredPerson } from '../src/people/person-write.js';
+import { MAX_BATCH_PEOPLE, mergeBatch, readBatch, type StoredPerson } from '../src/people/person-write.js';
 import { MAX_EVENTS_PER_REQUEST, readSignalEvents } from '../src/signal-events/signal-event-input.js';
 import { INSERT_EVENTS_SQL, insertEventsParameters } from '../src/signal-events/signal-events.repository.js';
 import { SignalStatus } from '../src/signals/signal.entity.js';
@@ -20,7 +21,6 @@ import { BenchProblem, type RunQuery, SIGNAL_WRITE_STATEMENTS } from './read-ans
 /** Runs `work` in one transaction of one pooled connection: committed when it returns, rolled back when it throws. */
 export type InTransaction = <T>(work: (query: RunQuery) => Promise<T>) => Promise<T>;
 
-const MAX_BATCH_PEOPLE = 1_000;
 /** The service enqueues a batch's recompute MEMBERSHIP_DEBOUNCE_SECONDS ahead (default 5); the benchmark gives all three servers the same. */
 const MEMBERSHIP_DEBOUNCE_MS = Number(process.env.MEMBERSHIP_DEBOUNCE_SECONDS ?? 5) * 1000;
 const SIGNAL_ID = /^[1-9]\d{0,9}$/;
@@ -62,17 +62,10 @@ export class WriteAnswers {
         created = written.filter((row) => row.inserted).length;
         applied = rows.length;
         if (applied > 0) {
-          const definition = JOBS.membershipWorkspaceChanged;
+          const runAt = new Date(Date.now() + MEMBERSHIP_DEBOUNCE_MS);
           await query(
             ADD_JOB_SQL,
-            addJobParameters({
-              name: definition.name,
-              payload: { customerId },
-              serialQueue: null,
-              jobKey: `${definition.name}:${customerId}`,
-              runAt: new Date(Date.now() + MEMBERSHIP_DEBOUNCE_MS),
-              maxAttempts: definition.maxAttempts,
-            }),
+            addJobParameters(newJob(JOBS.membershipWorkspaceChanged, { customerId }, { key: String(customerId), runAt })),
           );
         }
       });
@@ -101,19 +94,12 @@ export class WriteAnswers {
       const inserted =
         rows.length === 0 ? 0 : (await query(INSERT_EVENTS_SQL, [customerId, ...insertEventsParameters(signalId, rows, status)])).length;
       if (inserted > 0 && status === 'pending') {
-        const definition = JOBS.signalDelivery;
-        const key = `${definition.name}:${signalDeliveryKey(customerId, signalId)}`;
-        await query(
-          ADD_JOB_SQL,
-          addJobParameters({
-            name: definition.name,
-            payload: { customerId, signalId },
-            serialQueue: key,
-            jobKey: key,
-            runAt: new Date(),
-            maxAttempts: definition.maxAttempts,
-          }),
+        const job = newJob(
+          JOBS.signalDelivery,
+          { customerId, signalId },
+          { key: signalDeliveryKey(customerId, signalId), runAt: new Date() },
         );
+        await query(ADD_JOB_SQL, addJobParameters(job));
       }
       return inserted;
     });

@@ -24,7 +24,7 @@ export interface NewJob {
   maxAttempts: number;
 }
 
-/** One job added: named here for the repository and for the benchmark's framework floor (bench/), which enqueues alike. */
+/** One job added (`newJob` in jobs.service.ts): named here for the repository and for the benchmark's framework floor (bench/), which enqueues alike. */
 export const ADD_JOB_SQL = `SELECT id::text AS id FROM ${JOB_SCHEMA}.add_job($1, $2::json, queue_name => $3, run_at => $4, max_attempts => $5, job_key => $6, job_key_mode => 'replace')`;
 
 export function addJobParameters(job: NewJob): unknown[] {

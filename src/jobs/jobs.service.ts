@@ -3,7 +3,7 @@ import type { Transaction } from '../common/tenancy/transactions.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.token.js';
 import type { JobDefinition } from './job-definitions.js';
-import { JobQueueRepository } from './job-queue.repository.js';
+import { JobQueueRepository, type NewJob } from './job-queue.repository.js';
 
 export interface EnqueueOptions {
   /** What the job is about (an audience, an audience × destination): required by keyed definitions. */
@@ -12,6 +12,25 @@ export interface EnqueueOptions {
   runAt?: Date;
   /** Overrides the definition's attempts. */
   maxAttempts?: number;
+}
+
+/**
+ * The job `enqueue` adds for a definition: a keyed definition's key, scoped by the definition's
+ * name, is its serial queue (one at a time per key) and its job key (one waiting per key). Without
+ * `runAt` it may run at once. Exported for the benchmark's framework floor (bench/), which enqueues alike.
+ */
+export function newJob<Payload extends object>(definition: JobDefinition<Payload>, payload: Payload, options: EnqueueOptions = {}): NewJob {
+  const keyed = definition.oneAtATimePerKey || definition.coalescePerKey;
+  if (keyed && !options.key) throw new Error(`job ${definition.name} needs a key`);
+  const scoped = keyed ? `${definition.name}:${options.key}` : null;
+  return {
+    name: definition.name,
+    payload,
+    serialQueue: definition.oneAtATimePerKey ? scoped : null,
+    jobKey: definition.coalescePerKey ? scoped : null,
+    runAt: options.runAt ?? null,
+    maxAttempts: options.maxAttempts ?? definition.maxAttempts,
+  };
 }
 
 /**
@@ -31,17 +50,10 @@ export class Jobs {
     payload: Payload,
     options: EnqueueOptions = {},
   ): Promise<string> {
-    const keyed = definition.oneAtATimePerKey || definition.coalescePerKey;
-    if (keyed && !options.key) throw new Error(`job ${definition.name} needs a key`);
-    const scoped = keyed ? `${definition.name}:${options.key}` : null;
-    return this.queue.add(transaction, {
-      name: definition.name,
-      payload,
-      serialQueue: definition.oneAtATimePerKey ? scoped : null,
-      jobKey: definition.coalescePerKey ? scoped : null,
-      runAt: options.runAt ?? this.debounced(definition),
-      maxAttempts: options.maxAttempts ?? definition.maxAttempts,
-    });
+    return this.queue.add(
+      transaction,
+      newJob(definition, payload, { ...options, runAt: options.runAt ?? this.debounced(definition) ?? undefined }),
+    );
   }
 
   /** One job per payload of an unkeyed definition, in one statement (e.g. a webhook event's deliveries). */

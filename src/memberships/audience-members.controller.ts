@@ -8,7 +8,7 @@ import { ListQuery, PageLinks } from '../common/pagination/list-query.js';
 import { ID_SCHEMA } from '../common/validation/fields.js';
 import { Idempotent } from '../idempotency/idempotent.decorator.js';
 import { PersonDto } from '../people/dto/person.dto.js';
-import { MAX_BATCH_PEOPLE } from '../people/dto/person.dto.js';
+import { MAX_BATCH_PEOPLE } from '../people/person-write.js';
 import { ListMembersQuery } from './dto/list-members.query.js';
 import { ChangeMembersDto, MembersChangedDto } from './dto/members.dto.js';
 import { MembershipsService } from './memberships.service.js';

@@ -8,7 +8,8 @@ import { ListQuery, PageLinks } from '../common/pagination/list-query.js';
 import { ID_SCHEMA } from '../common/validation/fields.js';
 import { Idempotent } from '../idempotency/idempotent.decorator.js';
 import { ListPeopleQuery } from './dto/list-people.query.js';
-import { BatchPeopleDto, MAX_BATCH_PEOPLE, BatchResultDto, PersonDto, UpdatePersonDto } from './dto/person.dto.js';
+import { BatchPeopleDto, BatchResultDto, PersonDto, UpdatePersonDto } from './dto/person.dto.js';
+import { MAX_BATCH_PEOPLE } from './person-write.js';
 import { PeopleService } from './people.service.js';
 
 /**

@@ -17,6 +17,8 @@ import { CONSENT_VALUES, type ConsentValue } from './person.entity.js';
  */
 
 export const MAX_EXTERNAL_ID_LENGTH = 255;
+/** Rows of one batch (SPEC 10.1), and of one change of an upload audience's members. */
+export const MAX_BATCH_PEOPLE = 1_000;
 export const MAX_TRAITS = 100;
 export const MAX_TRAIT_STRING_LENGTH = 1000;
 export const TRAIT_KEY_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;

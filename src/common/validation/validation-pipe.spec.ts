@@ -1,7 +1,20 @@
-import { ChangeMembersDto } from '../../memberships/dto/members.dto.js';
-import { BatchPeopleDto } from '../../people/dto/person.dto.js';
 import { ApiError } from '../errors/api-error.js';
+import { BulkRowsField } from './bulk-rows.js';
+import { ChoiceField } from './fields.js';
 import { createValidationPipe } from './validation-pipe.js';
+
+class ProbeRowsDto {
+  @BulkRowsField('probeRows', 3)
+  rows: unknown[];
+}
+
+class ProbeActionDto {
+  @ChoiceField(['add', 'remove'])
+  action: 'add' | 'remove';
+
+  @BulkRowsField('probeRows', 3)
+  rows: unknown[];
+}
 
 const pipe = createValidationPipe();
 const body = (metatype: new () => object) => ({ type: 'body' as const, metatype, data: undefined });
@@ -16,23 +29,23 @@ async function errorsOf(value: unknown, metatype: new () => object): Promise<unk
   return undefined;
 }
 
-describe('the validation pipe on a body of raw rows (BulkRows)', () => {
+describe('the validation pipe on a body of raw rows (BulkRowsField)', () => {
   it('hands the rows on as they came: the same list, the same objects', async () => {
     const rows = [{ external_id: 'a', identifiers: { email: 'ada@example.com' } }, 'not even an object'];
-    const checked = (await pipe.transform({ people: rows }, body(BatchPeopleDto))) as BatchPeopleDto;
-    expect(checked).toBeInstanceOf(BatchPeopleDto);
-    expect(checked.people).toBe(rows);
-    expect(checked.people[0]).toBe(rows[0]);
+    const checked = (await pipe.transform({ rows }, body(ProbeRowsDto))) as ProbeRowsDto;
+    expect(checked).toBeInstanceOf(ProbeRowsDto);
+    expect(checked.rows).toBe(rows);
+    expect(checked.rows[0]).toBe(rows[0]);
   });
 
   it('still checks the list and the other fields as the DTO says', async () => {
-    const tooMany = Array.from({ length: 1001 }, () => ({}));
-    expect(await errorsOf({ people: tooMany }, BatchPeopleDto)).toEqual({ people: ['Ensure this list has no more than 1000 items.'] });
-    expect(await errorsOf({ people: { external_id: 'x' } }, BatchPeopleDto)).toEqual({ people: [expect.any(String)] });
-    expect(await errorsOf({ people: [], extra: 1 }, BatchPeopleDto)).toEqual({ extra: ['Unknown field.'] });
-    expect(await errorsOf({ action: 'merge', people: [{}] }, ChangeMembersDto)).toEqual({ action: [expect.any(String)] });
-    const checked = (await pipe.transform({ action: 'add', people: [{ external_id: 'a' }] }, body(ChangeMembersDto))) as ChangeMembersDto;
+    expect(await errorsOf({ rows: [{}, {}, {}, {}] }, ProbeRowsDto)).toEqual({ rows: ['Ensure this list has no more than 3 items.'] });
+    expect(await errorsOf({ rows: { external_id: 'x' } }, ProbeRowsDto)).toEqual({ rows: [expect.any(String)] });
+    expect(await errorsOf({}, ProbeRowsDto)).toEqual({ rows: ['This field is required.'] });
+    expect(await errorsOf({ rows: [], extra: 1 }, ProbeRowsDto)).toEqual({ extra: ['Unknown field.'] });
+    expect(await errorsOf({ action: 'merge', rows: [{}] }, ProbeActionDto)).toEqual({ action: [expect.any(String)] });
+    const checked = (await pipe.transform({ action: 'add', rows: [{ external_id: 'a' }] }, body(ProbeActionDto))) as ProbeActionDto;
     expect(checked.action).toBe('add');
-    expect(checked.people).toEqual([{ external_id: 'a' }]);
+    expect(checked.rows).toEqual([{ external_id: 'a' }]);
   });
 });

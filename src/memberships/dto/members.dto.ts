@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ChoiceField, COUNT_SCHEMA } from '../../common/validation/fields.js';
-import { MAX_BATCH_PEOPLE, PeopleRowsField, PersonWriteDto, RejectedRowDto } from '../../people/dto/person.dto.js';
+import { PeopleRowsField, PersonWriteDto, RejectedRowDto } from '../../people/dto/person.dto.js';
+import { MAX_BATCH_PEOPLE } from '../../people/person-write.js';
 
 export const MEMBER_ACTIONS = ['add', 'remove'] as const;
 

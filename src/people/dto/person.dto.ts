@@ -1,14 +1,11 @@
-import { applyDecorators } from '@nestjs/common';
 import { ApiHideProperty, ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import type { SchemaObject } from '@nestjs/swagger';
-import { Allow, ValidateBy } from 'class-validator';
-import { BulkRows } from '../../common/validation/bulk-rows.js';
-import { COUNT_SCHEMA, ID_SCHEMA, MESSAGES, ReadOnlyField } from '../../common/validation/fields.js';
+import { Allow } from 'class-validator';
+import { BulkRowsField } from '../../common/validation/bulk-rows.js';
+import { COUNT_SCHEMA, ID_SCHEMA, ReadOnlyField } from '../../common/validation/fields.js';
 import { MAX_VALUES_PER_IDENTIFIER } from '../normalization/identifier-normalization.js';
-import { MAX_EXTERNAL_ID_LENGTH, MAX_TRAIT_STRING_LENGTH, MAX_TRAITS } from '../person-write.js';
+import { MAX_BATCH_PEOPLE, MAX_EXTERNAL_ID_LENGTH, MAX_TRAIT_STRING_LENGTH, MAX_TRAITS } from '../person-write.js';
 import { CONSENT_VALUES } from '../person.entity.js';
-
-export const MAX_BATCH_PEOPLE = 1000;
 
 const SHA256_HEX = { type: 'string', pattern: '^[0-9a-f]{64}$', minLength: 64, maxLength: 64 } as const;
 
@@ -164,21 +161,7 @@ export class UpdatePersonDto extends PersonWriteDto {}
  * are read one by one by the service (readPersonWrite), so one bad row rejects that row only.
  */
 export function PeopleRowsField(): PropertyDecorator {
-  return applyDecorators(
-    BulkRows(),
-    ValidateBy({
-      name: 'peopleList',
-      validator: {
-        validate: (value: unknown) => Array.isArray(value) && value.length <= MAX_BATCH_PEOPLE,
-        defaultMessage: (args) =>
-          args?.value === undefined
-            ? MESSAGES.required
-            : Array.isArray(args.value)
-              ? `Ensure this list has no more than ${MAX_BATCH_PEOPLE} items.`
-              : MESSAGES.notList,
-      },
-    }),
-  );
+  return BulkRowsField('peopleList', MAX_BATCH_PEOPLE);
 }
 
 export class BatchPeopleDto {

@@ -1,9 +1,7 @@
-import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ValidateBy } from 'class-validator';
 import { PagedQuery } from '../../common/pagination/list-query.js';
-import { BulkRows } from '../../common/validation/bulk-rows.js';
-import { COUNT_SCHEMA, ID_SCHEMA, MESSAGES } from '../../common/validation/fields.js';
+import { BulkRowsField } from '../../common/validation/bulk-rows.js';
+import { COUNT_SCHEMA, ID_SCHEMA } from '../../common/validation/fields.js';
 import { ChoiceFilter } from '../../common/validation/query-fields.js';
 import { IdentifiersDto } from '../../people/dto/person.dto.js';
 import { SIGNAL_EVENT_STATUSES, type SignalEventStatus } from '../signal-event.entity.js';
@@ -96,26 +94,8 @@ export class SignalEventWriteDto {
   event_source_url?: string;
 }
 
-function EventsListField(): PropertyDecorator {
-  return applyDecorators(
-    BulkRows(),
-    ValidateBy({
-      name: 'eventsList',
-      validator: {
-        validate: (value: unknown) => Array.isArray(value) && value.length <= MAX_EVENTS_PER_REQUEST,
-        defaultMessage: (args) =>
-          args?.value === undefined
-            ? MESSAGES.required
-            : Array.isArray(args.value)
-              ? `Ensure this list has no more than ${MAX_EVENTS_PER_REQUEST} items.`
-              : MESSAGES.notList,
-      },
-    }),
-  );
-}
-
 export class SignalEventsBatchDto {
-  @EventsListField()
+  @BulkRowsField('eventsList', MAX_EVENTS_PER_REQUEST)
   @ApiProperty({
     type: [SignalEventWriteDto],
     maxItems: MAX_EVENTS_PER_REQUEST,
