@@ -7,6 +7,7 @@ import { compileRules } from '../src/audiences/rules/rules-sql.js';
 import type { RuleNode } from '../src/audiences/rules/audience-rules.js';
 import { MembershipsRepository } from '../src/memberships/memberships.repository.js';
 import { cli, freshDatabase, log, waitForHealth } from './scenario-service.js';
+import { DEPLOYED_NODE_ARGS } from './settings.js';
 
 /**
  * `npm run build && node dist/bench/memberships.js [--people N]` with DATABASE_URL set to a
@@ -96,7 +97,7 @@ async function main(): Promise<void> {
   log(`seeding ${people} people and scores…`);
   const modelId = await seed(url, customerId, people);
 
-  const server = spawn(process.execPath, ['--max-semi-space-size=16', 'dist/src/main.js'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const server = spawn(process.execPath, [...DEPLOYED_NODE_ARGS, 'dist/src/main.js'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   const recomputed: { audience: number; size: number; added: number; removed: number; durationMs: number }[] = [];
   const waiting = new Map<number, (entry: (typeof recomputed)[number]) => void>();
   createInterface({ input: server.stdout! }).on('line', (line) => {

@@ -1,4 +1,5 @@
-import { resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
@@ -43,10 +44,17 @@ export const REPO_ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)
 export const BENCH_PASSWORD = 'bench-password-not-a-secret';
 
 /**
- * The node options the service is deployed with (package.json's `start`, the Dockerfile's
- * NODE_OPTIONS; test/containers.spec.ts holds those two together): the bench runs it the same way.
+ * The node options the service is deployed with, read from package.json's `start` script (the
+ * Dockerfile runs the same; test/containers.spec.ts holds the two together), so the bench runs the
+ * service, the floor and the ceiling the way `npm start` does.
  */
-export const DEPLOYED_NODE_ARGS: readonly string[] = ['--max-semi-space-size=16'];
+export const DEPLOYED_NODE_ARGS: readonly string[] = startScriptNodeArgs();
+
+function startScriptNodeArgs(): string[] {
+  const { scripts } = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
+  const words = scripts.start.split(/\s+/);
+  return words.slice(words.indexOf('node') + 1, words.indexOf('dist/src/main.js'));
+}
 
 /** The service's pool size (DATABASE_POOL_SIZE default); the ceiling and the floor use the same. */
 export const POOL_SIZE = 10;

@@ -7,6 +7,7 @@ import { TokenCipher } from '../src/connections/token-cipher.js';
 import { startFakeGoogleAds, startFakeMetaAds } from '../test/support/fake-ad-platforms.js';
 import { sampleEvent } from './scenarios.js';
 import { cli, freshDatabase, log, waitForHealth } from './scenario-service.js';
+import { DEPLOYED_NODE_ARGS } from './settings.js';
 
 /**
  * Signal events (SPEC 10.4), through the built service on a database of its own: how many events a
@@ -86,7 +87,7 @@ async function main(): Promise<void> {
   const metaConnection = await connection('meta_ads', '2345678901', meta.issueAccessToken());
   await client.end();
 
-  const server = spawn(process.execPath, ['--max-semi-space-size=16', 'dist/src/main.js'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const server = spawn(process.execPath, [...DEPLOYED_NODE_ARGS, 'dist/src/main.js'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
   const headers = { authorization: `Api-Key ${key}`, 'content-type': 'application/json' };
   const call = async (method: string, path: string, body?: unknown) => {
     const response = await fetch(`http://127.0.0.1:${port}${path}`, {

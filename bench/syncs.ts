@@ -6,6 +6,7 @@ import { TokenCipher } from '../src/connections/token-cipher.js';
 import { DIFF_SQL, sendableKeys } from '../src/syncs/sync-members.repository.js';
 import { startBenchPlatforms } from './fake-platforms.js';
 import { cli, freshDatabase, log, waitForHealth } from './scenario-service.js';
+import { DEPLOYED_NODE_ARGS } from './settings.js';
 
 /**
  * `npm run build && node dist/bench/syncs.js [--members N]` with DATABASE_URL set to a PostgreSQL
@@ -174,7 +175,7 @@ async function main(): Promise<void> {
   log(`seeding ${members} members…`);
   const { audience, google, meta } = await seed(url, customerId, members);
 
-  const server = spawn(process.execPath, ['--max-semi-space-size=16', 'dist/src/main.js'], {
+  const server = spawn(process.execPath, [...DEPLOYED_NODE_ARGS, 'dist/src/main.js'], {
     env,
     stdio: ['ignore', 'inherit', 'inherit'],
   });
