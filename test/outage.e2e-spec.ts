@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
 import { DEPENDENCY_RETRY_AFTER_SECONDS, DependencyUnavailableError, unavailableDependency } from '../src/common/errors/database-errors.js';
 import { OutageLog } from '../src/common/errors/outage-log.js';
+import { discardBody } from '../src/common/http/discard-body.js';
 import { dataSourceOptions } from '../src/database/data-source-options.js';
 import { LOGGER } from '../src/logging/logger.token.js';
 import { createRedis } from '../src/redis/redis.js';
@@ -62,7 +63,7 @@ async function eventually(attempt: () => Promise<Response>, expected: number, ti
     const response = await attempt();
     if (response.status === expected || Date.now() > deadline) return response;
     expect([503, expected]).toContain(response.status);
-    await response.body?.cancel();
+    await discardBody(response);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
+import { discardBody } from '../common/http/discard-body.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.token.js';
 import { LOGGER } from '../logging/logger.token.js';
@@ -47,7 +48,7 @@ export class ProviderRevoker {
         redirect: 'manual',
         signal: AbortSignal.timeout(this.config.providerTimeoutMs),
       });
-      await response.body?.cancel();
+      await discardBody(response);
       if (response.ok) {
         this.logger.info(context, 'provider grant revoked');
         return 'revoked';

@@ -1,3 +1,5 @@
+import { discardBody } from '../../src/common/http/discard-body.js';
+
 /**
  * A browser's part in an authorization flow, over plain HTTP: follows redirects with a cookie jar,
  * fills in the identity provider's sign-in and consent forms, and stops where the provider sends
@@ -27,7 +29,7 @@ export async function authorizeInBrowser(
     }
     const location = response.headers.get('location');
     if (response.status >= 300 && response.status < 400 && location) {
-      await response.body?.cancel();
+      await discardBody(response);
       url = new URL(location, url);
       if (url.href.startsWith(redirectUri)) return url;
       init = {};

@@ -3,6 +3,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { pino, type Logger } from 'pino';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { closeGracefully, createApp } from '../../src/app.js';
+import { discardBody } from '../../src/common/http/discard-body.js';
 import { SettableClock } from '../../src/common/time/clock.js';
 import { loadConfig, type AppConfig } from '../../src/config/app-config.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
@@ -77,7 +78,7 @@ export async function startTestApp(
       return response;
     },
     async close() {
-      for (const response of answers) if (!response.bodyUsed && response.body && !response.body.locked) await response.body.cancel();
+      for (const response of answers) await discardBody(response);
       answers.clear();
       await closeGracefully(app, 10_000);
       await owned?.drop();

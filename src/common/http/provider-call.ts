@@ -1,3 +1,5 @@
+import { discardBody } from './discard-body.js';
+
 /** A provider (Google, Meta) that did not answer in time, or answered with a server error: try again later. */
 export class ProviderUnreachableError extends Error {
   constructor(
@@ -51,7 +53,7 @@ export async function providerCall(
     throw new ProviderUnreachableError(label, 'could not be reached');
   }
   if (response.status >= 500) {
-    await response.body?.cancel();
+    await discardBody(response);
     throw new ProviderUnreachableError(
       label,
       `answered ${response.status}`,
