@@ -368,8 +368,10 @@ describe('unavailableDependency, on errors as pg, TypeORM and ioredis raise them
     for (const socket of accepted) socket.destroy();
     await new Promise((resolve) => silent.close(resolve));
 
-    const pool = new pg.Pool({ connectionString: database.url, max: 1, connectionTimeoutMillis: 200 });
+    // The one connection may take its time on a loaded machine; only the wait for a second is short.
+    const pool = new pg.Pool({ connectionString: database.url, max: 1, connectionTimeoutMillis: 10_000 });
     const held = await pool.connect();
+    pool.options.connectionTimeoutMillis = 200;
     const exhausted = await failureOf(() => pool.query('SELECT 1'));
     expect((exhausted as Error).message).toBe('timeout exceeded when trying to connect');
     expect(unavailableDependency(exhausted)).toBe('database');
