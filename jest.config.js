@@ -12,20 +12,6 @@ import { readFileSync } from 'node:fs';
 const nestCli = JSON.parse(readFileSync(new URL('./nest-cli.json', import.meta.url), 'utf8'));
 const swaggerPlugin = nestCli.compilerOptions.plugins.find((plugin) => plugin.name === '@nestjs/swagger');
 
-// @fastify/static (CommonJS) requires content-disposition 3 (ESM only). Node loads that natively;
-// Jest's CommonJS loader can only from Node 24.9 on (its native require(esm)). Before that, that
-// one package is compiled to CommonJS; from then on it must not be, or Jest loads CommonJS as ESM.
-const [major, minor] = process.versions.node.split('.').map(Number);
-const jestRequiresEsm = major > 24 || (major === 24 && minor >= 9);
-const contentDisposition = jestRequiresEsm
-  ? {}
-  : {
-      '/node_modules/content-disposition/.+\\.js$': [
-        'ts-jest',
-        { useESM: false, tsconfig: { allowJs: true, module: 'commonjs', esModuleInterop: true } },
-      ],
-    };
-
 export default {
   // Node's environment, and a file that leaves a socket, server, timer or process open fails, naming it.
   testEnvironment: '<rootDir>/test/support/open-handles-environment.mjs',
@@ -47,9 +33,10 @@ export default {
         astTransformers: { before: [{ path: '<rootDir>/src/openapi/swagger-plugin.jest.js', options: swaggerPlugin.options }] },
       },
     ],
-    ...contentDisposition,
+    // ESM only, required by @fastify/static: compiled to CommonJS where Node needs it (see the file).
+    '/node_modules/content-disposition/.+\\.js$': '<rootDir>/test/support/esm-package-transform.mjs',
   },
-  transformIgnorePatterns: [jestRequiresEsm ? '/node_modules/' : '/node_modules/(?!content-disposition/)'],
+  transformIgnorePatterns: ['/node_modules/(?!content-disposition/)'],
   testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.e2e-spec.ts', '<rootDir>/test/**/*.spec.ts'],
   globalSetup: '<rootDir>/test/support/global-setup.mjs',
   globalTeardown: '<rootDir>/test/support/global-teardown.mjs',
