@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 
 /**
- * Jest in native ESM mode (NestJS 12 is ESM-only): ts-jest with useESM, run with
- * NODE_OPTIONS=--experimental-vm-modules (see package.json scripts).
+ * Jest in native ESM mode (NestJS 12 is ESM-only), run with NODE_OPTIONS=--experimental-vm-modules
+ * (see package.json scripts): ts-jest with useESM for the files the @nestjs/swagger plugin
+ * rewrites, a file-by-file transpile for the rest.
  * Unit tests sit next to the code (src/**\/*.spec.ts); end-to-end tests in test/ go through HTTP
  * into the real app and a real PostgreSQL, one database per test file.
  */
@@ -12,6 +13,12 @@ import { readFileSync } from 'node:fs';
 const nestCli = JSON.parse(readFileSync(new URL('./nest-cli.json', import.meta.url), 'utf8'));
 const swaggerPlugin = nestCli.compilerOptions.plugins.find((plugin) => plugin.name === '@nestjs/swagger');
 
+const pluginSuffixes = [
+  ...swaggerPlugin.options.dtoFileNameSuffix,
+  ...(swaggerPlugin.options.controllerFileNameSuffix ?? ['.controller.ts']),
+];
+const pluginFiles = `(${pluginSuffixes.map((suffix) => suffix.replace(/\./g, '\\.')).join('|')})$`;
+
 export default {
   // Node's environment, and a file that leaves a socket, server, timer or process open fails, naming it.
   testEnvironment: '<rootDir>/test/support/open-handles-environment.mjs',
@@ -20,19 +27,21 @@ export default {
   // metadata, a JavaScript module) is a real file and stays as written, or Jest would load the JSON.
   moduleNameMapper: { '^(\\.{1,2}/(?!.*\\.json\\.js$).*)\\.js$': '$1' },
   transform: {
-    '^.+\\.ts$': [
+    // What the @nestjs/swagger plugin rewrites under `nest build` (nest-cli.json's DTO suffixes, and
+    // controllers by the plugin's default): tsconfig.json, but compiled as one program, not file by
+    // file, since the plugin reads types a DTO or controller imports from other files.
+    [pluginFiles]: [
       'ts-jest',
       {
         useESM: true,
-        // tsconfig.json, but compiled as one program, not file by file: the plugin reads types a DTO
-        // or controller imports from other files, as it does under `nest build`. Type errors are
-        // `npm run typecheck`'s to report (as before, when ts-jest only transpiled).
         tsconfig: { isolatedModules: false },
         // TS151002 ("hybrid module kind … isolatedModules") is the warning for exactly the setting above, chosen on purpose.
         diagnostics: { ignoreCodes: [151002], exclude: ['**'] },
         astTransformers: { before: [{ path: '<rootDir>/src/openapi/swagger-plugin.jest.js', options: swaggerPlugin.options }] },
       },
     ],
+    // Every other file on its own (see the file): much faster than through the program.
+    '^.+\\.ts$': '<rootDir>/test/support/ts-transpile.mjs',
     // ESM only, required by @fastify/static: compiled to CommonJS where Node needs it (see the file).
     '/node_modules/content-disposition/.+\\.js$': '<rootDir>/test/support/esm-package-transform.mjs',
   },
