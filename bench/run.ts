@@ -23,7 +23,7 @@ import {
 import { SCENARIOS, type ScenarioData } from './scenarios.js';
 import { EVENTS_SIGNAL_NAME, prepareRun, seed, type SeededWorkspace, workspacePlans } from './seed.js';
 import { freePort, hasTaskset, login, type RunningServer, startServer } from './servers.js';
-import { DEPLOYED_NODE_ARGS, readSettings } from './settings.js';
+import { DEPLOYED_NODE_ARGS, NO_TIMED_JOBS, readSettings } from './settings.js';
 
 const PAGE_SIZE = 20;
 /** The deep page of the throughput scenarios, and the bound of the growth scenarios' deep page. */
@@ -81,6 +81,7 @@ async function main(): Promise<void> {
       // The people batches' membership recompute waits an hour, so no recompute of the main
       // workspace's audiences runs during the measurements; the next run removes the waiting job.
       MEMBERSHIP_DEBOUNCE_SECONDS: '3600',
+      ...NO_TIMED_JOBS,
     };
     const servicePort = await freePort();
     const service = await startServer({
@@ -120,7 +121,7 @@ async function main(): Promise<void> {
         port,
         env: { ...common, [portVariable]: String(port) },
         // The service's V8 settings, so that peak RSS (and GC's share of CPU) compare like for like.
-        nodeArgs: [...DEPLOYED_NODE_ARGS],
+        nodeArgs: [...DEPLOYED_NODE_ARGS, ...(name === 'floor' ? settings.floorNodeArgs : [])],
       });
       servers.push(server);
       return server;

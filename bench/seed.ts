@@ -2,8 +2,6 @@ import 'reflect-metadata';
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { generateApiKey } from '../src/api-keys/api-key-format.js';
-import { JOBS } from '../src/jobs/job-definitions.js';
-import { newJob } from '../src/jobs/jobs.service.js';
 import { SignalStatus } from '../src/signals/signal.entity.js';
 import { PasswordHasher } from '../src/users/password-hasher.js';
 import { openBenchDatabase } from './database.js';
@@ -250,10 +248,15 @@ export async function prepareRun(pool: pg.Pool, workspaces: SeededWorkspace[]): 
     note(`removed ${people.rowCount} people written by an earlier run; VACUUM ANALYZE people`);
     await pool.query('VACUUM (ANALYZE) people');
   }
-  for (const workspace of workspaces) {
-    const { jobKey } = newJob(JOBS.membershipWorkspaceChanged, { customerId: workspace.customerId }, { key: String(workspace.customerId) });
-    await pool.query('SELECT graphile_worker.remove_job($1)', [jobKey]);
-  }
+  // Every job an earlier run left queued (a recompute waiting out its hour, syncs cut short when
+  // that run's service stopped) is removed, so this run's service does none of it while it is measured.
+  await pool.query(
+    'SELECT graphile_worker.force_unlock_workers(ARRAY(SELECT DISTINCT locked_by FROM graphile_worker.jobs WHERE locked_by IS NOT NULL))',
+  );
+  const { rows } = await pool.query<{ jobs: number }>(
+    'SELECT count(*)::int AS jobs FROM graphile_worker.complete_jobs(ARRAY(SELECT id FROM graphile_worker.jobs))',
+  );
+  if (rows[0]!.jobs > 0) note(`removed ${rows[0]!.jobs} jobs an earlier run left queued`);
   // The signal the events scenario posts to: paused, so its events are held and no delivery runs;
   // with a Google Ads destination when the workspace has one, so each event is checked as Google's.
   const main = workspaces.find((workspace) => workspace.role === 'main')!;

@@ -30,6 +30,8 @@ export interface BenchSettings {
   floor: boolean;
   /** Extra node arguments for the service process only, after DEPLOYED_NODE_ARGS (profiling: --cpu-prof, --heap-prof…). */
   serviceNodeArgs: string[];
+  /** The same for the floor's process (BENCH_FLOOR_NODE_ARGS), to profile it like the service. */
+  floorNodeArgs: string[];
   /** The service's LOG_LEVEL: `info` as deployed (one line per request, piped to a file as a container's stdout would be). */
   serviceLogLevel: string;
   dataDir: string;
@@ -42,6 +44,19 @@ export const REPO_ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)
 
 /** The seeded admin users' password. A bench database only: not a secret. */
 export const BENCH_PASSWORD = 'bench-password-not-a-secret';
+
+/**
+ * The service's timed jobs, off while it is measured. On the seeded workspaces the hourly sync
+ * schedule starts a run for each of their 1,388 destinations (every one failing against platforms
+ * that are not there), the membership refresh recomputes every audience and the connection sweep
+ * checks every grant, all in the measured process: on 2026-11-29 a read scenario that spanned the
+ * top of the hour ran 20 to 100 jobs a second beside its requests. The workers still run, idle.
+ */
+export const NO_TIMED_JOBS: Readonly<Record<string, string>> = {
+  SYNC_INTERVAL_HOURS: '0',
+  MEMBERSHIP_REFRESH_MINUTES: '0',
+  CONNECTION_SWEEP_INTERVAL_SECONDS: '0',
+};
 
 /**
  * The node options the service is deployed with, read from package.json's `start` script (the
@@ -94,6 +109,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): BenchSetting
     skipGrowth: flag('BENCH_SKIP_GROWTH', false),
     floor: flag('BENCH_FLOOR', false),
     serviceNodeArgs: (env.BENCH_SERVICE_NODE_ARGS?.trim() || '').split(/\s+/).filter((arg) => arg !== ''),
+    floorNodeArgs: (env.BENCH_FLOOR_NODE_ARGS?.trim() || '').split(/\s+/).filter((arg) => arg !== ''),
     serviceLogLevel: env.BENCH_LOG_LEVEL?.trim() || 'info',
     dataDir: resolve(REPO_ROOT, env.BENCH_DATA_DIR?.trim() || 'bench/.data'),
     resultsDir: resolve(REPO_ROOT, 'bench/results'),
