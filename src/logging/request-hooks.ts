@@ -18,25 +18,36 @@ export function requestIdOf(request: IncomingMessage): string {
 /**
  * Requests that have arrived and not yet been answered, so a shutdown can wait for them and make
  * each of their responses the last on its connection.
+ *
+ * A count and one shared `close` listener, not a set of the requests: holding each in-flight
+ * reply (or response) in a set made each scavenge keep about twice as much of the young heap alive
+ * and promote three times as much (signal detail under load, 2026-11-29, `--trace-gc-nvp`: 770–900
+ * KB survived and 600–750 KB promoted per scavenge, against 340–490 KB and 170–310 KB with the
+ * count; 2.0–2.8 ms a scavenge against 1.2–1.7 ms). The `Connection: close` of a shutdown goes on
+ * in the onSend hook instead, which every answer still to be sent passes.
  */
 export class InFlightRequests {
-  private readonly replies = new Set<FastifyReply>();
+  private count = 0;
   private waiters: (() => void)[] = [];
-  private closing = false;
+  private closingNow = false;
+  /** 'close' fires for every response, answered or aborted, exactly once. */
+  private readonly onClose = (): void => {
+    this.count -= 1;
+    if (this.count === 0 && this.waiters.length > 0) for (const wake of this.waiters.splice(0)) wake();
+  };
 
   get size(): number {
-    return this.replies.size;
+    return this.count;
+  }
+
+  /** True once the server drains: every answer from then on ends its connection. */
+  get closing(): boolean {
+    return this.closingNow;
   }
 
   started(reply: FastifyReply): void {
-    this.replies.add(reply);
-    // Arrived on a kept-alive connection while the server drains: this answer ends the connection.
-    if (this.closing) void reply.header('connection', 'close');
-  }
-
-  finished(reply: FastifyReply): void {
-    this.replies.delete(reply);
-    if (this.replies.size === 0) for (const wake of this.waiters.splice(0)) wake();
+    this.count += 1;
+    reply.raw.on('close', this.onClose);
   }
 
   /**
@@ -44,13 +55,12 @@ export class InFlightRequests {
    * included, so no client sends another request on a connection that is about to be closed.
    */
   beginClosing(): void {
-    this.closing = true;
-    for (const reply of this.replies) if (!reply.sent && !reply.raw.headersSent) void reply.header('connection', 'close');
+    this.closingNow = true;
   }
 
   /** Resolves when none is left, or after `timeoutMs` (true when drained). */
   drained(timeoutMs: number): Promise<boolean> {
-    if (this.replies.size === 0) return Promise.resolve(true);
+    if (this.count === 0) return Promise.resolve(true);
     return new Promise((resolve) => {
       const timer = setTimeout(() => resolve(false), timeoutMs);
       this.waiters.push(() => {
@@ -62,18 +72,22 @@ export class InFlightRequests {
 }
 
 /**
- * What runs around every request, kept to two cheap hooks: echo the request id, then after the
- * response one JSON log line (no headers, no query string, no body: nothing secret can leak)
- * and one histogram observation.
+ * What runs around every request, kept cheap: on arrival, echo the request id and count the
+ * request in flight; before the answer goes out, `Connection: close` while the server drains;
+ * after the response, one JSON log line (no headers, no query string, no body: nothing secret can
+ * leak) and one histogram observation.
  */
 export function registerRequestHooks(fastify: FastifyInstance, serviceLogger: Logger, metrics: Metrics, inFlight: InFlightRequests): void {
   const logger = requestLineLogger(serviceLogger);
   fastify.addHook('onRequest', (request, reply, done) => {
     inFlight.started(reply);
-    // 'close' fires for every request, answered or aborted, exactly once.
-    reply.raw.once('close', () => inFlight.finished(reply));
     void reply.header('x-request-id', request.id);
     done();
+  });
+  fastify.addHook('onSend', (_request, reply, payload, done) => {
+    // The server is draining: this answer ends its connection (Node closes it once the answer is out).
+    if (inFlight.closing) void reply.header('connection', 'close');
+    done(null, payload);
   });
   fastify.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? null;

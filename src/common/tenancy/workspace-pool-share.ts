@@ -45,31 +45,37 @@ export class WorkspacePoolShare {
     return this.held.get(workspace) ?? 0;
   }
 
-  /** Makes every checkout of `pool` go through the workspace's share first. */
+  /**
+   * Makes every checkout of `pool` go through the workspace's share first. A workspace under its
+   * share goes straight on to the pool, in the same tick (no promise): that is every checkout but
+   * those of a workspace that holds its whole share.
+   */
   guard(pool: ConnectablePool): void {
     const connect = pool.connect.bind(pool) as (callback?: ConnectCallback) => unknown;
+    const checkout = (workspace: number, callback: ConnectCallback | undefined): unknown => {
+      if (callback) return connect((error, client, release) => this.handOver(workspace, error, client, release, callback));
+      return (connect() as Promise<{ release: Release }>).then(
+        (client) => {
+          client.release = this.releasing(workspace, client.release);
+          return client;
+        },
+        (error: unknown) => {
+          this.release(workspace);
+          throw error;
+        },
+      );
+    };
     pool.connect = ((callback?: ConnectCallback) => {
       const workspace = this.options.workspaceOf();
       if (workspace === undefined) return callback ? connect(callback) : connect();
-      if (callback) {
-        this.acquire(workspace).then(
-          () => connect((error, client, release) => this.handOver(workspace, error, client, release, callback)),
-          (error: Error) => callback(error, undefined, undefined),
-        );
-        return undefined;
-      }
-      return this.acquire(workspace).then(() =>
-        (connect() as Promise<{ release: Release }>).then(
-          (client) => {
-            client.release = this.releasing(workspace, client.release);
-            return client;
-          },
-          (error: unknown) => {
-            this.release(workspace);
-            throw error;
-          },
-        ),
+      if (this.tryAcquire(workspace)) return checkout(workspace, callback);
+      const granted = this.waitForShare(workspace);
+      if (!callback) return granted.then(() => checkout(workspace, undefined));
+      granted.then(
+        () => checkout(workspace, callback),
+        (error: Error) => callback(error, undefined, undefined),
       );
+      return undefined;
     }) as ConnectablePool['connect'];
   }
 
@@ -103,12 +109,16 @@ export class WorkspacePoolShare {
     };
   }
 
-  private acquire(workspace: number): Promise<void> {
+  /** Takes one of the workspace's slots when it holds fewer than its share. */
+  private tryAcquire(workspace: number): boolean {
     const held = this.held.get(workspace) ?? 0;
-    if (held < this.options.share) {
-      this.held.set(workspace, held + 1);
-      return Promise.resolve();
-    }
+    if (held >= this.options.share) return false;
+    this.held.set(workspace, held + 1);
+    return true;
+  }
+
+  /** Waits, first come first served, for a slot the workspace frees; refused past maxWaiting or after maxWaitMs. */
+  private waitForShare(workspace: number): Promise<void> {
     const queue = this.waiting.get(workspace) ?? [];
     if (queue.length >= this.options.maxWaiting) return Promise.reject(tooMuchAtOnce());
     this.waiting.set(workspace, queue);
