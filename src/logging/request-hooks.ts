@@ -21,10 +21,10 @@ export function requestIdOf(request: IncomingMessage): string {
  *
  * A count and one shared `close` listener, not a set of the requests: holding each in-flight
  * reply (or response) in a set made each scavenge keep about twice as much of the young heap alive
- * and promote three times as much (signal detail under load, 2026-11-29, `--trace-gc-nvp`: 770–900
- * KB survived and 600–750 KB promoted per scavenge, against 340–490 KB and 170–310 KB with the
- * count; 2.0–2.8 ms a scavenge against 1.2–1.7 ms). The `Connection: close` of a shutdown goes on
- * in the onSend hook instead, which every answer still to be sent passes.
+ * and promote about three times as much (signal detail under load, 2026-11-29, `--trace-gc-nvp`:
+ * 770–980 KB survived and 590–810 KB promoted per scavenge, 2.0–2.8 ms each; with the count 390 KB
+ * and 205 KB, 1.45 ms; docs/benchmarks.md). The `Connection: close` of a shutdown goes on in the
+ * onSend hook instead, which every answer still to be sent passes.
  */
 export class InFlightRequests {
   private count = 0;
