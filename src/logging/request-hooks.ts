@@ -28,17 +28,13 @@ export function requestIdOf(request: IncomingMessage): string {
  */
 export class InFlightRequests {
   private count = 0;
-  private waiters: (() => void)[] = [];
+  private readonly waiters: (() => void)[] = [];
   private closingNow = false;
   /** 'close' fires for every response, answered or aborted, exactly once. */
   private readonly onClose = (): void => {
     this.count -= 1;
     if (this.count === 0 && this.waiters.length > 0) for (const wake of this.waiters.splice(0)) wake();
   };
-
-  get size(): number {
-    return this.count;
-  }
 
   /** True once the server drains: every answer from then on ends its connection. */
   get closing(): boolean {
