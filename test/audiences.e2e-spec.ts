@@ -283,6 +283,15 @@ describe('audiences (SPEC section 3)', () => {
       expect((await api.request(`${BASE}${id}/`, send('PATCH', { description: 'x' }, auth))).status).toBe(404);
       expect((await get(`${BASE}${id}/`)).status).toBe(404);
     });
+
+    it('answers another spelling of an existing id (hex, exponent, sign, leading zero, padding) with 404', async () => {
+      const audience = await created({ name: name(), source_type: 'rules' });
+      const id = Number(audience.id);
+      expect((await get(`${BASE}${id}/`)).status).toBe(200);
+      for (const spelling of [`0x${id.toString(16)}`, `${id}e0`, `+${id}`, `0${id}`, `${id}.0`, `%20${id}`, `${id}%20`]) {
+        expect({ spelling, status: (await get(`${BASE}${spelling}/`)).status }).toEqual({ spelling, status: 404 });
+      }
+    });
   });
 
   describe('delete', () => {

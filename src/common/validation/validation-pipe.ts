@@ -42,9 +42,14 @@ export const VALIDATOR_OPTIONS = {
  * The global pipe: DTOs are transformed, unknown fields are rejected, errors use our shape. A
  * body's list of raw rows (BulkRows) is validated as a list and handed on untouched: the pipe
  * sees a list of as many nulls, so the list's own validator gives its usual answer.
+ *
+ * Path parameters pass as the URL spells them, to the route's own pipe (IdPipe for `:id`).
+ * ValidationPipe would turn a `number` parameter into `+value`, so `0x1a`, `26e0`, `+26` or
+ * `026` would reach IdPipe as 26 and name the object with id 26.
  */
 class ApiValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type === 'param') return value;
     const property = metadata.type === 'body' && metadata.metatype ? bulkRowsOf(metadata.metatype) : undefined;
     if (property === undefined || typeof value !== 'object' || value === null || Array.isArray(value))
       return super.transform(value, metadata);
