@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect, useId, useRef } from 'preact/hooks';
+import { useEffect, useId, useLayoutEffect, useRef } from 'preact/hooks';
 import type { Problem } from '../api/client';
 
 /** A message above a form or list: errors are announced at once (role=alert), the rest politely. */
@@ -120,7 +120,9 @@ export function ConfirmDialog(props: {
 }
 
 export function PageHeader(props: { title: string; description?: string; children?: ComponentChildren }) {
-  useEffect(() => {
+  // In the same commit as the heading, not after the paint: the tab's title and the page's
+  // heading never disagree, for a screen reader or a test that reads both.
+  useLayoutEffect(() => {
     document.title = `${props.title} · Audience and Signal Platform`;
   }, [props.title]);
   return (
