@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { ErrorBoundary, LocationProvider, Route, Router, useLocation } from 'preact-iso';
 import { api, isSignedIn, onSignedOut, type Problem, ProblemError, renewSession, signOut } from './api/client';
 import type { CurrentUser, WebConfig } from './api/types';
@@ -116,9 +116,11 @@ function Shell(props: { session: SessionState }) {
   // On a narrow screen the navigation is behind the Menu button (styles.css), and closes once a page is chosen.
   const [menuOpen, setMenuOpen] = useState(false);
   // After a move to another page, focus goes to the content, so a screen reader starts there.
+  // In the same commit as the new page, not after the paint: no moment shows the new page's
+  // heading under a menu that is still open.
   const main = useRef<HTMLElement>(null);
   const moved = useRef(false);
-  useEffect(() => {
+  useLayoutEffect(() => {
     setMenuOpen(false);
     if (moved.current) main.current?.focus();
     moved.current = true;
