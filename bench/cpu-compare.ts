@@ -8,7 +8,7 @@ import { parseArgs, promisify } from 'node:util';
 import autocannon, { type Request } from 'autocannon';
 import pg from 'pg';
 import { createDatabaseIfMissing } from './database.js';
-import { CLOCK_TICKS_PER_SECOND, fetchJson, machineBusyTicks, processTicks, round } from './load.js';
+import { CLOCK_TICKS_PER_SECOND, fetchJson, machineBusyTicks, nearestRank, processTicks, round } from './load.js';
 import { note } from './progress.js';
 import { type Auth, gitCommit, table } from './report.js';
 import { prepareRun, seed } from './seed.js';
@@ -515,7 +515,7 @@ function toMeasurement(blocks: Block[]): Omit<Measurement, 'round' | 'variant' |
   const serverTicks = sum((block) => block.serverTicks);
   const postgresTicks = blocks.some((block) => block.postgresTicks === null) ? null : sum((block) => block.postgresTicks!);
   const latencies = blocks.flatMap((block) => block.latencies).sort((a, b) => a - b);
-  const percentile = (fraction: number) => round(latencies[Math.max(0, Math.ceil(fraction * latencies.length) - 1)] ?? 0, 1);
+  const percentile = (fraction: number) => round(nearestRank(latencies, fraction), 1);
   return {
     requests,
     failures: sum((block) => block.failures),
