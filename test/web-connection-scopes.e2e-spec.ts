@@ -77,7 +77,10 @@ describeWithBrowser('the Connections page: Google permissions and Customer Match
     expect(before).toMatchObject({ status_reason: 'scope_missing', reauthorize_required: true, scopes: [ADWORDS] });
 
     google.consent = [ADWORDS, DATAMANAGER];
+    // The first connect's notice is still on this page: wait for the page Google's callback sends back to.
+    const returned = page.waitForURL(/[?&]connected=1(&|$)/, { waitUntil: 'commit' });
     await row.getByRole('button', { name: 'Reconnect Half Granted Shop' }).click();
+    await returned;
     await page.getByText('Connected 1 Google Ads account.').waitFor();
     await page.getByRole('cell', { name: /^Half Granted Shop/ }).waitFor();
     expect(await page.getByText('permission to upload audience lists').count()).toBe(0);
