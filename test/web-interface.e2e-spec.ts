@@ -74,6 +74,7 @@ describeWithBrowser('web interface in a browser', () => {
     const page = await context.newPage();
     await page.goto(`${api.baseUrl}/app/audiences`);
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    expect(await page.title()).toBe('Sign in · Audience and Signal Platform');
     await check(page, '01-sign-in');
 
     await page.getByLabel('Email').fill(editor.email);

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useLayoutEffect, useState } from 'preact/hooks';
 import { type Problem, ProblemError, signIn } from '../api/client';
 import type { WebConfig } from '../api/types';
 import { ProblemNotice } from '../components/feedback';
@@ -10,7 +10,8 @@ export function SignInPage(props: { config: WebConfig | null; onSignedIn: () => 
   const [password, setPassword] = useState('');
   const [problem, setProblem] = useState<Problem | null>(null);
   const [busy, setBusy] = useState(false);
-  useEffect(() => {
+  // With the heading, as PageHeader does for the other pages.
+  useLayoutEffect(() => {
     document.title = 'Sign in · Audience and Signal Platform';
   }, []);
 
