@@ -196,6 +196,8 @@ describe('signal events (SPEC 10.4)', () => {
         { event_time: 'yesterday', surprise: true },
         { event_id: 'nobody', event_time: minutesAgo(1) },
         'not an event',
+        // No such day: not read as March 2.
+        { event_id: 'feb-30', event_time: '2026-02-30T10:00:00Z', fbp: 'fb.1.1700000000000.123' },
       ]);
       expect(status).toBe(202);
       expect(body).toEqual({
@@ -217,6 +219,7 @@ describe('signal events (SPEC 10.4)', () => {
           },
           { index: 6, errors: { identifiers: ['no_match_key'] } },
           { index: 7, errors: { event: ['invalid_event'] } },
+          { index: 8, errors: { event_time: ['invalid_event_time'] } },
         ],
       });
       const tooMany = await postEvents(

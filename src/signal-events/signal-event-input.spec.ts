@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { unpackUserData } from './packed-user-data.js';
-import { readSignalEvent, type SignalEventRow } from './signal-event-input.js';
+import { readInstant, readSignalEvent, type SignalEventRow } from './signal-event-input.js';
 
 const sha = (text: string) => createHash('sha256').update(text).digest('hex');
 const NOW = Date.parse('2026-11-21T10:00:00.000Z');
@@ -45,10 +45,40 @@ describe('readSignalEvent (SPEC 10.4)', () => {
     expect(JSON.stringify(read)).not.toMatch(/jane|555/i);
   });
 
+  it.each([
+    ['2026-11-21T09:00:00Z', '2026-11-21T09:00:00.000Z'],
+    ['2026-11-21T09:00Z', '2026-11-21T09:00:00.000Z'],
+    ['2026-11-21T14:00:00.123456789+05', '2026-11-21T09:00:00.123Z'],
+    ['2026-11-21T14:30:00+0530', '2026-11-21T09:00:00.000Z'],
+    ['2026-11-21T04:00:00-05:00', '2026-11-21T09:00:00.000Z'],
+    ['2024-02-29T09:00:00Z', '2024-02-29T09:00:00.000Z'],
+    ['2026-11-21T00:30:00+01:00', '2026-11-20T23:30:00.000Z'],
+  ])('reads %s as the instant %s', (text, instant) => {
+    expect(readInstant(text)?.toISOString()).toBe(instant);
+  });
+
+  it.each([
+    '2026-09-31T10:00:00Z',
+    '2100-02-29T00:00:00Z',
+    '2026-13-01T00:00:00Z',
+    '2026-00-10T00:00:00Z',
+    '2026-11-00T00:00:00Z',
+    '2026-11-21T09:00:60Z',
+    '2026-11-21T09:00:00+05:60',
+    '2026-11-21 09:00:00Z',
+  ])('refuses %s, which names no instant', (text) => {
+    expect(readInstant(text)).toBeNull();
+  });
+
   it.each<[string, Record<string, unknown>, Record<string, string[]>]>([
     ['a Meta event older than 7 days', { event_time: '2026-11-14T09:59:00Z' }, { event_time: ['event_time_too_old'] }],
     ['more than 5 minutes ahead', { event_time: '2026-11-21T10:06:00Z' }, { event_time: ['event_time_in_future'] }],
     ['a time without zone', { event_time: '2026-11-21T09:00:00' }, { event_time: ['invalid_event_time'] }],
+    ['a day the month does not have', { event_time: '2026-11-31T09:00:00Z' }, { event_time: ['invalid_event_time'] }],
+    ['February 29 of a common year', { event_time: '2026-02-29T09:00:00Z' }, { event_time: ['invalid_event_time'] }],
+    ['an hour past 23', { event_time: '2026-11-20T24:00:00Z' }, { event_time: ['invalid_event_time'] }],
+    ['a minute past 59', { event_time: '2026-11-21T09:60:00Z' }, { event_time: ['invalid_event_time'] }],
+    ['an offset past 23 hours', { event_time: '2026-11-21T09:00:00+24:00' }, { event_time: ['invalid_event_time'] }],
     ['a negative value', { value: -0.01, currency: 'EUR' }, { value: ['invalid_value'] }],
     ['a value without currency', { value: 3 }, { currency: ['currency_required'] }],
     ['a made-up currency', { value: 3, currency: 'XYZ' }, { currency: ['invalid_currency'] }],

@@ -69,14 +69,39 @@ const FIELDS = new Set([
 
 const DAY_MS = 86_400_000;
 const FUTURE_TOLERANCE_MS = 5 * 60_000;
-/** An instant with its date, time and zone, as RFC 3339 writes it (fractions up to nanoseconds). */
-const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})$/;
+/**
+ * An ISO 8601 instant in its extended form: date, time to the minute or finer (fractions up to
+ * nanoseconds), and a zone: `Z`, `±hh`, `±hhmm` or `±hh:mm`.
+ */
+const ISO_INSTANT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(?:Z|([+-])(\d{2})(?::?(\d{2}))?)$/;
 /** The ISO 4217 codes the runtime's ICU knows (Node ships full ICU): the active currencies. */
 const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
 
 /** How far back each platform takes an event; without a connection, the stricter one. */
 export function maxEventAgeDays(platform: Platform | null): number {
   return platform === 'google_ads' ? 90 : 7;
+}
+
+/**
+ * The instant `text` names, or null when it is not one. A date that does not exist (September 31,
+ * February 29 of a common year) or a time past 23:59:59 is refused: `Date.parse` would roll it
+ * over into the next day or month, and the event would be delivered at a time nobody sent.
+ */
+export function readInstant(text: string): Date | null {
+  const parts = ISO_INSTANT.exec(text);
+  if (parts === null) return null;
+  const [year, month, day, hour, minute, second] = parts.slice(1, 7).map((part) => Number(part ?? 0));
+  const offsetHours = Number(parts[9] ?? 0);
+  const offsetMinutes = Number(parts[10] ?? 0);
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const lastDay = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1];
+  if (lastDay === undefined || day < 1 || day > lastDay || hour > 23 || minute > 59 || second > 59) return null;
+  if (offsetHours > 23 || offsetMinutes > 59) return null;
+  const instant = new Date(0);
+  instant.setUTCFullYear(year, month - 1, day);
+  instant.setUTCHours(hour, minute, second, Number((parts[7] ?? '0').padEnd(3, '0').slice(0, 3)));
+  const offsetMs = (parts[8] === '-' ? -1 : 1) * (offsetHours * 60 + offsetMinutes) * 60_000;
+  return new Date(instant.getTime() - offsetMs);
 }
 
 export function readSignalEvent(input: unknown, rules: EventRules): { row: SignalEventRow } | { errors: EventErrors } {
@@ -92,11 +117,10 @@ export function readSignalEvent(input: unknown, rules: EventRules): { row: Signa
 
   let eventTime: Date | null = null;
   if (event.event_time === undefined || event.event_time === null) add('event_time', 'required');
-  else if (typeof event.event_time !== 'string' || !ISO_INSTANT.test(event.event_time) || Number.isNaN(Date.parse(event.event_time)))
-    add('event_time', 'invalid_event_time');
   else {
-    eventTime = new Date(event.event_time);
-    if (eventTime.getTime() < rules.now - maxEventAgeDays(rules.platform) * DAY_MS) add('event_time', 'event_time_too_old');
+    eventTime = typeof event.event_time === 'string' ? readInstant(event.event_time) : null;
+    if (eventTime === null) add('event_time', 'invalid_event_time');
+    else if (eventTime.getTime() < rules.now - maxEventAgeDays(rules.platform) * DAY_MS) add('event_time', 'event_time_too_old');
     else if (eventTime.getTime() > rules.now + FUTURE_TOLERANCE_MS) add('event_time', 'event_time_in_future');
   }
 
