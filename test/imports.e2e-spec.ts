@@ -109,6 +109,17 @@ describe('imports (SPEC 10.1)', () => {
     expect(emails.map((row) => row.hash)).toEqual([sha256('new@example.org')]);
   });
 
+  it('reads columns named like a JavaScript object’s own methods (constructor, toString) as traits', async () => {
+    const response = await postImport(api, auth, 'external_id,constructor,toString,hasOwnProperty\nctor-1,abc,def,ghi\n');
+    expect(response.status).toBe(202);
+    const done = await finishedImport(api, auth, ((await response.json()) as ImportBody).id);
+    expect(done).toMatchObject({ status: 'succeeded', rows_accepted: 1, rows_rejected: 0, errors_sample: [] });
+    const [person] = (
+      (await (await api.request('/api/v1/people/?external_id=ctor-1', { headers: auth })).json()) as { results: { traits: unknown }[] }
+    ).results;
+    expect(person!.traits).toEqual({ constructor: 'abc', toString: 'def', hasOwnProperty: 'ghi' });
+  });
+
   it('fails a binary file with the reason in errors_sample, staging nothing', async () => {
     const response = await postImport(api, auth, Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0xff, 0xfe]));
     expect(response.status).toBe(202);

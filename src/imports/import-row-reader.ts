@@ -94,7 +94,7 @@ export function readCsvHeader(header: string[]): CsvLayout {
     seen.add(name);
     if (name === 'external_id') columns.push({ index, name, kind: 'external_id' });
     else if (IDENTIFIER_COLUMNS.has(name)) columns.push({ index, name, kind: 'identifier' });
-    else if (name in CONSENT_COLUMNS) columns.push({ index, name, kind: 'consent' });
+    else if (Object.hasOwn(CONSENT_COLUMNS, name)) columns.push({ index, name, kind: 'consent' });
     else columns.push({ index, name, kind: 'trait', traitType: type });
   });
   if (!columns.some((column) => KEY_COLUMNS.has(column.name)))

@@ -113,7 +113,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
       return { status: 404, code: 'not_found', detail: 'Not found.', headers: {} };
     }
     const fastifyCode = (exception as { code?: unknown } | null)?.code;
-    if (typeof fastifyCode === 'string' && fastifyCode in FASTIFY_ERRORS) {
+    if (typeof fastifyCode === 'string' && Object.hasOwn(FASTIFY_ERRORS, fastifyCode)) {
       const known = FASTIFY_ERRORS[fastifyCode]!;
       return { status: known.status, code: known.code, detail: known.detail(request), headers: {} };
     }
