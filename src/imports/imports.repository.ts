@@ -16,6 +16,7 @@ import { Import, type ImportRowError, type ImportStatus } from './import.entity.
 const ORDERING_COLUMNS: OrderingColumns<Import> = {
   id: DEFAULT_ORDERING_COLUMNS.id,
   created_at: DEFAULT_ORDERING_COLUMNS.created_at,
+  status: DEFAULT_ORDERING_COLUMNS.status,
 };
 
 /** Rows the merge took out of an import (duplicates, too many traits): how many, and the first lines. */

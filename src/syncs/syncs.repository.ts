@@ -11,6 +11,7 @@ import { SyncRun, type SyncTrigger } from './sync-run.entity.js';
 const ORDERING_COLUMNS: OrderingColumns<SyncRun> = {
   id: DEFAULT_ORDERING_COLUMNS.id,
   created_at: DEFAULT_ORDERING_COLUMNS.created_at,
+  status: DEFAULT_ORDERING_COLUMNS.status,
 };
 
 /** A destination as a new run needs it. */

@@ -4,7 +4,7 @@ import { SYNC_STATUSES, type SyncStatus } from '../sync-run.entity.js';
 
 /** `GET /api/v1/syncs/` and the list_syncs tool (SPEC 10.3): newest first by default. */
 export class ListSyncsQuery extends PagedQuery {
-  static override readonly orderingFields = ['id', 'created_at'] as const;
+  static override readonly orderingFields = ['id', 'created_at', 'status'] as const;
 
   @IdFilter({ description: 'Only runs of this audience.' })
   audience?: number;

@@ -10350,7 +10350,7 @@ export interface operations {
         /** @description Items per page; values above 100 are clamped to 100. */
         page_size?: number;
         /** @description Sort field, `-` for descending. Default `-id` (newest first). */
-        ordering?: 'id' | '-id' | 'created_at' | '-created_at';
+        ordering?: 'id' | '-id' | 'created_at' | '-created_at' | 'status' | '-status';
       };
       header?: never;
       path?: never;
@@ -11805,7 +11805,7 @@ export interface operations {
         /** @description Items per page; values above 100 are clamped to 100. */
         page_size?: number;
         /** @description Sort field, `-` for descending. Default `-id` (newest first). */
-        ordering?: 'id' | '-id' | 'created_at' | '-created_at';
+        ordering?: 'id' | '-id' | 'created_at' | '-created_at' | 'status' | '-status';
       };
       header?: never;
       path?: never;
@@ -16664,7 +16664,7 @@ export const pathsApiV1PeopleGetParametersQueryOrderingValues: ReadonlyArray<
 > = ['id', '-id', 'external_id', '-external_id', 'created_at', '-created_at', 'updated_at', '-updated_at'];
 export const pathsApiV1ImportsGetParametersQueryOrderingValues: ReadonlyArray<
   FlattenedDeepRequired<paths>['/api/v1/imports/']['get']['parameters']['query']['ordering']
-> = ['id', '-id', 'created_at', '-created_at'];
+> = ['id', '-id', 'created_at', '-created_at', 'status', '-status'];
 export const pathsApiV1ImportsPostParametersQueryModeValues: ReadonlyArray<
   FlattenedDeepRequired<paths>['/api/v1/imports/']['post']['parameters']['query']['mode']
 > = ['add', 'remove', 'replace'];
@@ -16679,7 +16679,7 @@ export const pathsApiV1SyncsGetParametersQueryStatusValues: ReadonlyArray<
 > = ['queued', 'running', 'awaiting_platform', 'succeeded', 'partially_failed', 'failed', 'cancelled'];
 export const pathsApiV1SyncsGetParametersQueryOrderingValues: ReadonlyArray<
   FlattenedDeepRequired<paths>['/api/v1/syncs/']['get']['parameters']['query']['ordering']
-> = ['id', '-id', 'created_at', '-created_at'];
+> = ['id', '-id', 'created_at', '-created_at', 'status', '-status'];
 export const pathsApiV1SignalsIdEventsGetParametersQueryStatusValues: ReadonlyArray<
   FlattenedDeepRequired<paths>['/api/v1/signals/{id}/events/']['get']['parameters']['query']['status']
 > = ['pending', 'delivered', 'failed', 'held', 'expired'];
