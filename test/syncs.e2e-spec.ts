@@ -376,6 +376,35 @@ describe('audience syncs (SPEC 10.3) with workers', () => {
     expect(hex.count).toBe(0);
   });
 
+  it('erasure leaves no hash of the person with a destination that will not sync again: an archived audience, a removed destination', async () => {
+    await writePeople([
+      { external_id: 'erase-archived', identifiers: { email: 'erase.archived@example.org' }, traits: { plan: 'zinc' } },
+      { external_id: 'erase-removed', identifiers: { email: 'erase.removed@example.org' }, traits: { plan: 'nickel' } },
+    ]);
+    const archived = await activeAudience('zinc');
+    const trimmed = await activeAudience('nickel');
+    await syncNow(archived);
+    await syncNow(trimmed);
+    const archivedId = await personId('erase-archived');
+    const removedId = await personId('erase-removed');
+    const sent = async (person: number) =>
+      (
+        await api.dataSource.query('SELECT connection_id::int AS connection FROM sync_sent_members WHERE person_id = $1 ORDER BY 1', [
+          person,
+        ])
+      ).map((row: { connection: number }) => row.connection);
+    expect(await sent(archivedId)).toEqual([connections.google, connections.meta].sort((a, b) => a - b));
+    expect((await call('PATCH', `/api/v1/audiences/${archived}/`, { status: 'archived' })).status).toBe(200);
+    expect((await call('PATCH', `/api/v1/audiences/${trimmed}/`, { connections: [connections.google] })).status).toBe(200);
+
+    expect((await call('DELETE', `/api/v1/people/${archivedId}/`)).status).toBe(204);
+    expect((await call('DELETE', `/api/v1/people/${removedId}/`)).status).toBe(204);
+    // At once for what will never sync again; the Google destination still on the audience removes its own.
+    expect(await sent(archivedId)).toEqual([]);
+    expect(await sent(removedId)).not.toContain(connections.meta);
+    await waitFor(async () => (await sent(removedId)).length === 0, 'the erasure run to Google');
+  });
+
   it('a removal Google fails after accepting it keeps the person as sent, and the next sync removes them again', async () => {
     await writePeople([
       { external_id: 'stays-copper', identifiers: { email: 'stays.copper@example.org' }, traits: { plan: 'copper' } },

@@ -187,12 +187,30 @@ export class PeopleRepository extends TenantRepository<Person> {
    * Erasure (SPEC 10.1): the person's memberships and row (with the hashes on it) go in one
    * transaction, so a person is never half erased. Answers the audiences the person left, whose destinations then sync the
    * removal: what each destination was sent is in its `sync_sent_members` rows, which the removal
-   * consumes, so after it no hash of the person is left anywhere.
+   * consumes, so after it no hash of the person is left anywhere. A destination that will not sync
+   * again keeps nothing of the person from here on.
    */
   async erase(id: number, transaction: Transaction): Promise<number[]> {
     // Memberships have no foreign key to cascade (AudienceMember): they go here, with the person.
     const { rows } = await this.tenantQuery<{ audience_id: string }>(
       'DELETE FROM audience_members WHERE customer_id = $1 AND person_id = $2 RETURNING audience_id',
+      [id],
+      transaction,
+    );
+    // What a destination that will never sync again was sent: an archived audience's, or one no
+    // longer among its audience's destinations (SPEC 10.3: both stop its syncs). No removal would
+    // ever consume these rows, so they go now, with the hashes in them; the platform's list stays
+    // as it is, as it does for everyone else in it. One primary-key probe per destination.
+    await this.tenantQuery(
+      `DELETE FROM sync_sent_members s
+       USING audience_destinations d
+       WHERE d.customer_id = $1 AND s.customer_id = d.customer_id AND s.audience_id = d.audience_id
+         AND s.connection_id = d.connection_id AND s.person_id = $2
+         AND NOT EXISTS (
+           SELECT 1 FROM audience_connections l
+           JOIN audiences a ON a.customer_id = l.customer_id AND a.id = l.audience_id
+           WHERE l.customer_id = d.customer_id AND l.audience_id = d.audience_id AND l.connection_id = d.connection_id
+             AND a.status <> 'archived')`,
       [id],
       transaction,
     );

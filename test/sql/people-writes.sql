@@ -43,6 +43,21 @@ DELETE
   WHERE customer_id = $1
   AND person_id = $2 RETURNING audience_id;
 DELETE
+  FROM sync_sent_members s USING audience_destinations d
+  WHERE d.customer_id = $1
+  AND s.customer_id = d.customer_id
+  AND s.audience_id = d.audience_id
+  AND s.connection_id = d.connection_id
+  AND s.person_id = $2
+  AND NOT EXISTS ( SELECT 1
+  FROM audience_connections l
+  JOIN audiences a ON a.customer_id = l.customer_id
+  AND a.id = l.audience_id
+  WHERE l.customer_id = d.customer_id
+  AND l.audience_id = d.audience_id
+  AND l.connection_id = d.connection_id
+  AND a.status <> 'archived');
+DELETE
   FROM people
   WHERE customer_id = $1
   AND id = $2;
