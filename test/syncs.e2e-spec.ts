@@ -378,11 +378,11 @@ describe('audience syncs (SPEC 10.3) with workers', () => {
 
   it('erasure leaves no hash of the person with a destination that will not sync again: an archived audience, a removed destination', async () => {
     await writePeople([
-      { external_id: 'erase-archived', identifiers: { email: 'erase.archived@example.org' }, traits: { plan: 'zinc' } },
-      { external_id: 'erase-removed', identifiers: { email: 'erase.removed@example.org' }, traits: { plan: 'nickel' } },
+      { external_id: 'erase-archived', identifiers: { email: 'erase.archived@example.org' }, traits: { plan: 'erasure-archived' } },
+      { external_id: 'erase-removed', identifiers: { email: 'erase.removed@example.org' }, traits: { plan: 'erasure-trimmed' } },
     ]);
-    const archived = await activeAudience('zinc');
-    const trimmed = await activeAudience('nickel');
+    const archived = await activeAudience('erasure-archived');
+    const trimmed = await activeAudience('erasure-trimmed');
     await syncNow(archived);
     await syncNow(trimmed);
     const archivedId = await personId('erase-archived');
