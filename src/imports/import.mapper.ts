@@ -5,6 +5,7 @@ import type { Import } from './import.entity.js';
 export function toImportDto(row: Import): ImportDto {
   return {
     id: Number(row.id),
+    customer: Number(row.customerId),
     target: row.target,
     audience: row.audienceId === null ? null : Number(row.audienceId),
     mode: row.mode,
@@ -16,6 +17,7 @@ export function toImportDto(row: Import): ImportDto {
     rejected_by_reason: row.rejectedByReason,
     errors_sample: row.errorsSample,
     created_at: new Date(row.createdAt).toISOString(),
+    updated_at: new Date(row.updatedAt).toISOString(),
     started_at: row.startedAt === null ? null : new Date(row.startedAt).toISOString(),
     finished_at: row.finishedAt === null ? null : new Date(row.finishedAt).toISOString(),
   };

@@ -22,6 +22,9 @@ export class ImportDto {
   @ApiProperty({ ...ID_SCHEMA, example: 12, readOnly: true })
   id: number;
 
+  @ApiProperty({ ...ID_SCHEMA, example: 1, readOnly: true, description: 'Your workspace (customer) id.' })
+  customer: number;
+
   @ApiProperty({ type: 'string', enum: IMPORT_TARGETS, example: 'people' })
   target: string;
 
@@ -80,6 +83,15 @@ export class ImportDto {
 
   @ApiProperty({ type: 'string', format: 'date-time', readOnly: true, example: '2026-05-04T10:00:00.000Z' })
   created_at: string;
+
+  @ApiProperty({
+    type: 'string',
+    format: 'date-time',
+    readOnly: true,
+    example: '2026-05-04T10:00:09.000Z',
+    description: 'When the import last changed: its status or its counts.',
+  })
+  updated_at: string;
 
   @ApiProperty({
     type: 'string',

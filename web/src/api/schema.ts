@@ -2109,6 +2109,12 @@ export interface components {
        */
       readonly id: number;
       /**
+       * Format: int64
+       * @description Your workspace (customer) id.
+       * @example 1
+       */
+      readonly customer: number;
+      /**
        * @example people
        * @enum {string}
        */
@@ -2175,6 +2181,12 @@ export interface components {
        * @example 2026-05-04T10:00:00.000Z
        */
       readonly created_at: string;
+      /**
+       * Format: date-time
+       * @description When the import last changed: its status or its counts.
+       * @example 2026-05-04T10:00:09.000Z
+       */
+      readonly updated_at: string;
       /**
        * Format: date-time
        * @description When the merge started.
