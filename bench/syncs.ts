@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { TokenCipher } from '../src/connections/token-cipher.js';
-import { DIFF_SQL, sendableKeys } from '../src/syncs/sync-members.repository.js';
+import { DIFF_SQL } from '../src/syncs/sync-members.repository.js';
 import { startBenchPlatforms } from './fake-platforms.js';
 import { cli, freshDatabase, log, waitForHealth } from './scenario-service.js';
 import { DEPLOYED_NODE_ARGS } from './settings.js';
@@ -119,7 +119,7 @@ async function plans(url: string, customerId: number, audience: number, connecti
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   const result: Record<string, string[]> = {};
-  const parameters = [customerId, audience, connection, 'google', sendableKeys('google')];
+  const parameters = [customerId, audience, connection, 'google'];
   // The plan, as the service runs it (nested loops off); then its first page of each kind, read by id.
   await client.query('BEGIN');
   await client.query('SET LOCAL enable_nestloop = off');

@@ -466,6 +466,70 @@ describe('audience syncs (SPEC 10.3) with workers', () => {
     expect(google.dataManager.userLists.size).toBe(lists);
   });
 
+  it('a person with only a phone_sha256 is unmatchable for Meta in the plan as in the send, and is never planned again', async () => {
+    // SPEC 10.1: a phone_sha256 is Google's form (E.164 with +), sent to Google only; Meta gets nothing of it.
+    await writePeople([
+      { external_id: 'platinum-phone-hash', identifiers: { phone_sha256: sha('+14155550123') }, traits: { plan: 'platinum' } },
+      { external_id: 'platinum-email', identifiers: { email: 'platinum@example.org' }, traits: { plan: 'platinum' } },
+    ]);
+    const audience = await activeAudience('platinum', [connections.meta]);
+    const [dry] = await syncNow(audience, { dry_run: true });
+    expect(dry).toMatchObject({ status: 'succeeded', planned_add: 1, planned_remove: 0, skipped_unmatchable: 1, added: 0 });
+
+    const [first] = await syncNow(audience);
+    expect(first).toMatchObject({ status: 'succeeded', planned_add: 1, added: 1, failed: 0, skipped_unmatchable: 1 });
+    const rows = [...meta.customAudiences.audiences.get(first!.platform_audience_id!)!.rows].join('\n');
+    expect(rows).toContain(`EMAIL=${sha('platinum@example.org')}`);
+    expect(rows).not.toContain(sha('+14155550123'));
+
+    const [again] = await syncNow(audience);
+    expect(again).toMatchObject({ status: 'succeeded', planned_add: 0, planned_remove: 0, added: 0, skipped_unmatchable: 1 });
+
+    // A membership change plans only what Meta can take: the joiner, not the phone-hash person again.
+    const known = new Set((await settled(audience)).map((run) => run.id));
+    await writePeople([
+      { external_id: 'platinum-phone-hash', traits: { tier: 'changed' } },
+      { external_id: 'platinum-joiner', identifiers: { email: 'platinum.joiner@example.org' }, traits: { plan: 'platinum' } },
+    ]);
+    const changed = async () => (await settled(audience)).filter((run) => !known.has(run.id) && run.trigger === 'membership_change');
+    await waitFor(async () => (await changed()).some((run) => run.added === 1), 'the membership-change run');
+    const runs = await changed();
+    expect(runs.reduce((sum, run) => sum + (run.planned_add ?? 0), 0)).toBe(1);
+    for (const run of runs) expect(run).toMatchObject({ status: 'succeeded', skipped_unmatchable: 1 });
+  });
+
+  it('a person with only a mobile ad id is unmatchable for Google and sent to Meta (SPEC 10.1: mobile ad ids go to Meta only)', async () => {
+    await writePeople([
+      {
+        external_id: 'tungsten-madid',
+        identifiers: { mobile_ad_id: '6D92078A-8246-4BA4-AE5B-76104861E7DC' },
+        traits: { plan: 'tungsten' },
+      },
+      { external_id: 'tungsten-email', identifiers: { email: 'tungsten@example.org' }, traits: { plan: 'tungsten' } },
+    ]);
+    const audience = await activeAudience('tungsten');
+    const dry = await syncNow(audience, { dry_run: true });
+    expect(byConnection(dry, connections.google)).toMatchObject({ status: 'succeeded', planned_add: 1, skipped_unmatchable: 1 });
+    expect(byConnection(dry, connections.meta)).toMatchObject({ status: 'succeeded', planned_add: 2, skipped_unmatchable: 0 });
+
+    const first = await syncNow(audience);
+    expect(byConnection(first, connections.google)).toMatchObject({
+      status: 'succeeded',
+      planned_add: 1,
+      added: 1,
+      skipped_unmatchable: 1,
+    });
+    const metaRun = byConnection(first, connections.meta);
+    expect(metaRun).toMatchObject({ status: 'succeeded', planned_add: 2, added: 2, skipped_unmatchable: 0 });
+    expect([...meta.customAudiences.audiences.get(metaRun.platform_audience_id!)!.rows].join('\n')).toContain(
+      'MADID=6d92078a-8246-4ba4-ae5b-76104861e7dc',
+    );
+
+    const again = await syncNow(audience);
+    for (const run of again) expect(run).toMatchObject({ status: 'succeeded', planned_add: 0, planned_remove: 0, added: 0 });
+    expect(byConnection(again, connections.google).skipped_unmatchable).toBe(1);
+  });
+
   it('retries a 429 with Retry-After and a 503, then succeeds; five failed tries fail the run', async () => {
     await writePeople([{ external_id: 'retry-1', identifiers: { email: 'retry@example.org' }, traits: { plan: 'zinc' } }]);
     const audience = await activeAudience('zinc', [connections.google]);

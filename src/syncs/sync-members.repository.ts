@@ -49,9 +49,6 @@ export interface DiffPlan extends DiffCounts {
 /** People settled per statement: a page's worth of ids. */
 const SETTLE_PAGE = 10_000;
 
-/** Kinds of key (people.matched_keys) that make a person sendable to each platform (SPEC 10.1: mobile ad ids go to Meta only). */
-const SENDABLE_KEYS = { google: ['email', 'phone', 'address'], meta: ['email', 'phone', 'address', 'mobile_ad_id'] } as const;
-
 // The platform's packed hashes of the person (person-identifiers.ts), as the sent rows keep them ($4: the platform).
 const IDENTIFIERS = `CASE WHEN $4 = 'google' THEN p.google_identifiers ELSE p.meta_identifiers END`;
 
@@ -61,21 +58,34 @@ const CLEAR_FIELDS = `CASE WHEN $4 = 'google' THEN p.country_code END AS "region
     CASE WHEN $4 = 'meta' THEN p.mobile_ad_id::text END AS "mobileAdId",
     left(p.consent_ad_user_data, 1) || left(p.consent_ad_personalization, 1) AS consent`;
 
-// A member the platform may receive ($5: the kinds of key it takes): no consent denied, and a key it matches on.
-const SENDABLE = `p.consent_ad_user_data <> 'denied' AND p.consent_ad_personalization <> 'denied' AND p.matched_keys && $5::text[]`;
+/**
+ * Whether the person has a key the platform takes ($4: the platform), decided as the send decides
+ * it (buildGoogleMember, readMetaMember): someone planned whom the builder then refuses as
+ * `unmatchable` is never recorded as sent, so every later plan would count them again (SPEC 10.3:
+ * they are `skipped_unmatchable`). Google's keys are `matched_keys`, read from its hashes and the
+ * clear address parts (a mobile ad id is Meta's only, SPEC 10.1). Meta's are read from its own
+ * hashes (`person_identifier_kinds`, migration 1764400000000) and the mobile ad id: a `phone_sha256`
+ * is Google's form only, so the `phone` it puts in `matched_keys` is no key for Meta. A name or
+ * place alone matches no one: an address needs all its parts.
+ */
+const MATCHABLE = `CASE WHEN $4 = 'google' THEN p.matched_keys && '{email,phone,address}'::text[]
+    ELSE p.mobile_ad_id IS NOT NULL OR person_identifier_kinds(p.meta_identifiers) && '{email,phone}'::text[]
+      OR person_identifier_kinds(p.meta_identifiers) @> '{first_name,last_name,country,zip}'::text[] END`;
+
+// A member the platform may receive ($4: the platform): no consent denied, and a key it takes.
+const SENDABLE = `p.consent_ad_user_data <> 'denied' AND p.consent_ad_personalization <> 'denied' AND (${MATCHABLE})`;
 
 /**
  * The diff's statements: $1 the workspace, $2 the audience, $3 the connection, $4 the platform
- * (`google` | `meta`), $5 the kinds of key it matches on; a read or settle by id adds $6, the person ids.
- * `toRemove` takes $1 to $3 and its ids as $4. Exported for the benchmark's plans (bench/syncs.ts).
+ * (`google` | `meta`); a read or settle by id adds $5, the person ids. `toRemove` takes $1 to $3
+ * and its ids as $4. Exported for the benchmark's plans (bench/syncs.ts).
  */
 export const DIFF_SQL = {
   settle: `UPDATE sync_sent_members s SET person_updated_at = c.updated_at
          FROM (
            SELECT u.person_id, p.updated_at, ${IDENTIFIERS} AS identifiers, ${CLEAR_FIELDS}
-             FROM unnest($6::bigint[]) AS u(person_id)
-             CROSS JOIN LATERAL (SELECT * FROM people p WHERE p.customer_id = $1 AND p.id = u.person_id OFFSET 0) p
-            WHERE $5::text[] IS NOT NULL) c
+             FROM unnest($5::bigint[]) AS u(person_id)
+             CROSS JOIN LATERAL (SELECT * FROM people p WHERE p.customer_id = $1 AND p.id = u.person_id OFFSET 0) p) c
         WHERE s.customer_id = $1 AND s.audience_id = $2 AND s.connection_id = $3 AND s.person_id = c.person_id
           AND s.identifiers = c.identifiers AND s.consent = c.consent AND s.region_code IS NOT DISTINCT FROM c."regionCode"
           AND s.postal_code IS NOT DISTINCT FROM c."postalCode" AND s.mobile_ad_id IS NOT DISTINCT FROM c."mobileAdId"::uuid
@@ -83,13 +93,13 @@ export const DIFF_SQL = {
   plan: `WITH members AS MATERIALIZED (
          SELECT m.person_id,
                 (p.consent_ad_user_data = 'denied' OR p.consent_ad_personalization = 'denied') AS denied,
-                (p.matched_keys && $5::text[]) AS matchable,
+                (${MATCHABLE}) AS matchable,
                 (s.person_id IS NULL OR s.person_updated_at <> p.updated_at) AS changed,
                 (s.person_id IS NOT NULL) AS sent
            FROM audience_members m
            JOIN people p ON p.customer_id = m.customer_id AND p.id = m.person_id
            LEFT JOIN sync_sent_members s ON s.customer_id = m.customer_id AND s.audience_id = m.audience_id AND s.connection_id = $3 AND s.person_id = m.person_id
-          WHERE m.customer_id = $1 AND m.audience_id = $2 AND $4::text IS NOT NULL)
+          WHERE m.customer_id = $1 AND m.audience_id = $2)
        SELECT (SELECT coalesce(array_agg(person_id ORDER BY person_id), '{}') FROM members WHERE NOT denied AND matchable AND changed AND NOT sent) AS "newIds",
               (SELECT coalesce(array_agg(person_id ORDER BY person_id), '{}') FROM members WHERE NOT denied AND matchable AND changed AND sent) AS "changedIds",
               (SELECT coalesce(array_agg(s.person_id ORDER BY s.person_id), '{}') FROM sync_sent_members s
@@ -99,7 +109,7 @@ export const DIFF_SQL = {
               (SELECT count(*) FROM members WHERE NOT denied AND NOT matchable) AS "skippedUnmatchable"`,
   toSend: `SELECT p.id AS "personId", p.updated_at::text AS "updatedAt", ${IDENTIFIERS} AS identifiers,
               ${CLEAR_FIELDS}, s.identifiers AS "sentIdentifiers"
-         FROM unnest($6::bigint[]) AS u(person_id)
+         FROM unnest($5::bigint[]) AS u(person_id)
          CROSS JOIN LATERAL (SELECT * FROM people p WHERE p.customer_id = $1 AND p.id = u.person_id OFFSET 0) p
          LEFT JOIN LATERAL (
            SELECT s.identifiers FROM sync_sent_members s
@@ -114,11 +124,6 @@ export const DIFF_SQL = {
             WHERE s.customer_id = $1 AND s.audience_id = $2 AND s.connection_id = $3 AND s.person_id = u.person_id OFFSET 0) s
         ORDER BY s.person_id`,
 };
-
-/** The kinds of key (people.matched_keys) each platform matches on: the diff's $5. */
-export function sendableKeys(platform: DiffScope['platform']): readonly string[] {
-  return SENDABLE_KEYS[platform];
-}
 
 /**
  * The diff of SPEC 10.3, in SQL over sets: an audience's sendable members against what one
@@ -156,7 +161,7 @@ export class SyncMembersRepository extends TenantRepository<SyncRun> {
         removeIds: string[];
         skippedConsent: string;
         skippedUnmatchable: string;
-      }>(DIFF_SQL.plan, [scope.audienceId, scope.connectionId, scope.platform, SENDABLE_KEYS[scope.platform]], transaction);
+      }>(DIFF_SQL.plan, [scope.audienceId, scope.connectionId, scope.platform], transaction);
       return rows[0]!;
     });
     const changed = row.changedIds.map(Number);
@@ -180,7 +185,6 @@ export class SyncMembersRepository extends TenantRepository<SyncRun> {
       scope.audienceId,
       scope.connectionId,
       scope.platform,
-      SENDABLE_KEYS[scope.platform],
       personIds,
     ]);
     return rows.map((settled) => Number(settled.person_id));
@@ -202,7 +206,6 @@ export class SyncMembersRepository extends TenantRepository<SyncRun> {
       scope.audienceId,
       scope.connectionId,
       scope.platform,
-      SENDABLE_KEYS[scope.platform],
       personIds,
     ]);
     return rows.map((row) => ({ ...row, personId: Number(row.personId) }));
