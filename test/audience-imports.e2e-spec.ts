@@ -71,6 +71,24 @@ describe('audience imports', () => {
     expect(detail.size).toBe(2);
   });
 
+  it('remove matches a row without external_id by its email or phone, among the members only; one with its own by that alone', async () => {
+    const id = await audience('upload');
+    const people = 'external_id,email,phone\ncrm-i-1,import.one@example.com,\ncrm-i-2,,+14155550125\ncrm-i-3,import.three@example.com,\n';
+    expect((await imported(id, 'add', people)).status).toBe('succeeded');
+    const outsider = await api.request(
+      '/api/v1/people/batch/',
+      send('POST', { people: [{ external_id: 'crm-i-outsider', identifiers: { email: 'import.outsider@example.com' } }] }, auth),
+    );
+    expect(outsider.status).toBe(200);
+
+    const removal =
+      'external_id,email,phone\n,import.one@example.com,\n,,+14155550125\n,import.outsider@example.com,\ncrm-i-9,import.three@example.com,\n';
+    expect(await imported(id, 'remove', removal)).toMatchObject({ status: 'succeeded', rows_accepted: 4, rows_rejected: 0 });
+    expect(await members(id)).toEqual(['crm-i-3']);
+    const detail = (await (await api.request(`/api/v1/audiences/${id}/`, { headers: auth })).json()) as { size: number };
+    expect(detail.size).toBe(1);
+  });
+
   it('replace is atomic: a reader during the merge sees the old members or the new, never a mix', async () => {
     const id = await audience('upload');
     const before = Array.from({ length: 2000 }, (_, index) => `old-${String(index).padStart(4, '0')}`);

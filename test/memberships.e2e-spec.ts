@@ -182,6 +182,45 @@ describe('audience members (SPEC 10.2)', () => {
     expect(refused.status).toBe(409);
   });
 
+  it('remove matches a row without external_id by any of its email or phone hashes, among the audience’s members only', async () => {
+    const id = (await call('POST', '/api/v1/audiences/', { name: `Upload ${Math.random()}`, source_type: 'upload' })).body.id as number;
+    const added = await call('POST', `/api/v1/audiences/${id}/members/`, {
+      action: 'add',
+      people: [
+        { external_id: 'crm-rm-1', identifiers: { email: 'remove.me@example.com', phone: '+14155550123' } },
+        { identifiers: { email: 'by.phone@example.com', phone: '+14155550124' } },
+        { external_id: 'crm-rm-3', identifiers: { email: 'kept@example.com' } },
+        { external_id: 'crm-rm-4', identifiers: { email: 'by.id@example.com' } },
+      ],
+    });
+    expect(added.body).toEqual({ added: 4, removed: 0, rejected: [] });
+    const outsider = await call('POST', '/api/v1/people/batch/', {
+      people: [{ external_id: 'crm-rm-outsider', identifiers: { email: 'outsider@example.com' } }],
+    });
+    expect(outsider.body).toEqual({ created: 1, updated: 0, rejected: [] });
+    const remove = (people: object[]) => call('POST', `/api/v1/audiences/${id}/members/`, { action: 'remove', people });
+
+    // By email alone, though the person has their own external_id; a second row naming them counts once.
+    expect((await remove([{ identifiers: { email: 'remove.me@example.com' } }, { identifiers: { phone: '+14155550123' } }])).body).toEqual({
+      added: 0,
+      removed: 1,
+      rejected: [],
+    });
+    // By phone alone: the person's id was derived from their email, so only the hash names them.
+    expect((await remove([{ identifiers: { phone: '+14155550124' } }])).body).toEqual({ added: 0, removed: 1, rejected: [] });
+    // A person who is not a member is not removed from anything, and stays a person.
+    expect((await remove([{ identifiers: { email: 'outsider@example.com' } }])).body).toEqual({ added: 0, removed: 0, rejected: [] });
+    expect((await call('GET', '/api/v1/people/?external_id=crm-rm-outsider')).body.count).toBe(1);
+    // A row with its own external_id names that person only, not the members holding its hashes.
+    expect((await remove([{ external_id: 'crm-rm-4', identifiers: { email: 'kept@example.com' } }])).body).toEqual({
+      added: 0,
+      removed: 1,
+      rejected: [],
+    });
+    expect(await memberIds(id)).toEqual(['crm-rm-3']);
+    expect((await call('GET', `/api/v1/audiences/${id}/`)).body.size).toBe(1);
+  });
+
   it('a people write changes a rules audience’s members, and an erasure takes the person out', async () => {
     const id = await rulesAudience({ trait: 'plan', op: 'eq', value: 'enterprise' });
     const first = await computed(id);

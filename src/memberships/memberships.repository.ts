@@ -5,12 +5,49 @@ import { Audience } from '../audiences/audience.entity.js';
 import { TenantContext } from '../common/tenancy/tenant-context.js';
 import { TenantRepository } from '../common/tenancy/tenant-repository.js';
 import type { Transaction } from '../common/tenancy/transactions.js';
+import { DERIVED_ID_BYTES } from '../people/normalization/external-id.js';
+import { IDENTIFIER_KIND_CODES, IDENTIFYING_KINDS, PACKED_IDENTIFIER_BYTES } from '../people/person-identifiers.js';
 
 /** Who should be a member: a SELECT of person ids as `id`, over the workspace's rows, with its parameters from `$3` on. */
 export interface WantedMembers {
   readonly sql: string;
   readonly parameters: unknown[];
 }
+
+/**
+ * One row per packed identifier of `row`'s hashes, of both platforms (person-identifiers.ts: 33-byte
+ * chunks, a kind byte and a hash), named `name`: `join` follows `row` in a FROM, `chunk` and `kind`
+ * read each one. There is no table of hashes to join (it was the import's slowest part), so a
+ * removal by identifiers unpacks the values it compares.
+ */
+function packedIdentifiersOf(row: string, name: string): { join: string; chunk: string; kind: string } {
+  const value = `${name}_packed.value`;
+  return {
+    join: `CROSS JOIN LATERAL unnest(ARRAY[${row}.google_identifiers, ${row}.meta_identifiers]) AS ${name}_packed(value)
+           CROSS JOIN LATERAL generate_series(1, length(${value}), ${PACKED_IDENTIFIER_BYTES}) AS ${name}(start)`,
+    chunk: `substring(${value} FROM ${name}.start FOR ${PACKED_IDENTIFIER_BYTES})`,
+    kind: `get_byte(${value}, ${name}.start - 1)`,
+  };
+}
+
+const MEMBER_IDENTIFIER = packedIdentifiersOf('p', 'member_identifier');
+const STAGED_IDENTIFIER = packedIdentifiersOf('s', 'staged_identifier');
+const IDENTIFYING_KIND_CODES = [...IDENTIFYING_KINDS].map((kind) => IDENTIFIER_KIND_CODES[kind]).join(', ');
+
+/**
+ * A staged row's external_id is derived (the file had none) when it is `email:` or `phone:` and the
+ * first 32 hex of one of the row's own Google hashes of that kind (external-id.ts): the staged row
+ * keeps no other trace of it.
+ */
+const STAGED_ID_DERIVED = `s.external_id IN (
+  SELECT CASE get_byte(s.google_identifiers, d.start - 1) WHEN ${IDENTIFIER_KIND_CODES.email} THEN 'email:' ELSE 'phone:' END
+         || encode(substring(s.google_identifiers FROM d.start + 1 FOR ${DERIVED_ID_BYTES}), 'hex')
+    FROM generate_series(1, length(s.google_identifiers), ${PACKED_IDENTIFIER_BYTES}) AS d(start)
+   WHERE get_byte(s.google_identifiers, d.start - 1) IN (${IDENTIFIER_KIND_CODES.email}, ${IDENTIFIER_KIND_CODES.phone}))`;
+
+/** The email and phone chunks of an import's staged rows without their own external_id: `$3` is the import. */
+const STAGED_NAMED_IDENTIFIERS = `SELECT ${STAGED_IDENTIFIER.chunk} FROM import_rows s ${STAGED_IDENTIFIER.join}
+   WHERE s.customer_id = $1 AND s.import_id = $3 AND ${STAGED_IDENTIFIER.kind} IN (${IDENTIFYING_KIND_CODES}) AND ${STAGED_ID_DERIVED}`;
 
 /** What a recompute changed. */
 export interface RecomputeOutcome {
@@ -112,12 +149,29 @@ export class MembershipsRepository extends TenantRepository<Audience> {
     return rows.length;
   }
 
-  /** Removes people from an audience; answers how many were members. */
-  async remove(audienceId: number, personIds: number[], transaction: Transaction): Promise<number> {
-    if (personIds.length === 0) return 0;
+  /**
+   * Removes the people a removal names from an upload audience (SPEC 10.2), in one statement: the
+   * people with one of `externalIds`, and the members holding one of `identifiers` (packed
+   * chunks, a kind byte and a hash) among either platform's hashes. No index reaches inside the
+   * packed values, so the second set reads this audience's members only, and only when a row
+   * named identifiers. Answers how many were members.
+   */
+  async removeNamed(
+    audienceId: number,
+    named: { externalIds: string[]; identifiers: Buffer[] },
+    transaction: Transaction,
+  ): Promise<number> {
+    if (named.externalIds.length === 0 && named.identifiers.length === 0) return 0;
     const { affected } = await this.tenantQuery(
-      'DELETE FROM audience_members WHERE customer_id = $1 AND audience_id = $2 AND person_id = ANY($3::bigint[])',
-      [audienceId, personIds],
+      `DELETE FROM audience_members m
+        WHERE m.customer_id = $1 AND m.audience_id = $2 AND m.person_id IN (
+          SELECT p.id FROM people p WHERE p.customer_id = $1 AND p.external_id = ANY($3::text[])
+          UNION
+          SELECT a.person_id FROM audience_members a JOIN people p ON p.customer_id = a.customer_id AND p.id = a.person_id
+            ${MEMBER_IDENTIFIER.join}
+           WHERE a.customer_id = $1 AND a.audience_id = $2 AND cardinality($4::bytea[]) > 0
+             AND ${MEMBER_IDENTIFIER.chunk} = ANY($4::bytea[]))`,
+      [audienceId, named.externalIds, named.identifiers],
       transaction,
     );
     return affected;
@@ -127,8 +181,8 @@ export class MembershipsRepository extends TenantRepository<Audience> {
    * An import's staged people applied to an upload audience (SPEC 10.1/10.2), inside the merge's
    * transaction: `add` makes them members, `remove` takes them out, `replace` does both, so the
    * members become exactly the file's people at the commit (a concurrent reader sees the old
-   * members or the new, never a mix). People are matched by the staged external ids; the size is
-   * counted again.
+   * members or the new, never a mix). People are matched by the staged external ids, and a removal's
+   * rows without their own also by their email and phone hashes; the size is counted again.
    */
   async applyImport(
     audienceId: number,
@@ -151,10 +205,18 @@ export class MembershipsRepository extends TenantRepository<Audience> {
       added = rows.length;
     }
     if (mode === 'remove') {
+      // As a removal through the API (removeNamed): a row without its own external_id also names
+      // every member holding one of its email or phone hashes.
       ({ affected: removed } = await this.tenantQuery(
-        `DELETE FROM audience_members m USING import_rows s, people p
-          WHERE m.customer_id = $1 AND m.audience_id = $2 AND s.customer_id = $1 AND s.import_id = $3
-            AND p.customer_id = $1 AND p.external_id = s.external_id AND m.person_id = p.id`,
+        `DELETE FROM audience_members m
+          WHERE m.customer_id = $1 AND m.audience_id = $2 AND m.person_id IN (
+            SELECT p.id FROM import_rows s JOIN people p ON p.customer_id = s.customer_id AND p.external_id = s.external_id
+             WHERE s.customer_id = $1 AND s.import_id = $3
+            UNION
+            SELECT a.person_id FROM audience_members a JOIN people p ON p.customer_id = a.customer_id AND p.id = a.person_id
+              ${MEMBER_IDENTIFIER.join}
+             WHERE a.customer_id = $1 AND a.audience_id = $2 AND EXISTS (${STAGED_NAMED_IDENTIFIERS})
+               AND ${MEMBER_IDENTIFIER.chunk} IN (${STAGED_NAMED_IDENTIFIERS}))`,
         [audienceId, importId],
         transaction,
       ));

@@ -68,8 +68,8 @@ export class MembershipsService {
         rejected = written.rejected;
         if (written.people.length > 0) await this.people.membershipInputsChanged(transaction);
       } else {
-        const named = await this.people.idsNamedBy(body.people, transaction);
-        removed = await this.memberships.remove(audienceId, named.personIds, transaction);
+        const named = this.people.namedForRemoval(body.people);
+        removed = await this.memberships.removeNamed(audienceId, named, transaction);
         rejected = named.rejected;
       }
       if (added + removed > 0) {

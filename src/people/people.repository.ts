@@ -113,17 +113,6 @@ export class PeopleRepository extends TenantRepository<Person> {
     return rows.map((row) => Number(row.audience_id));
   }
 
-  /** The ids of the people with these external ids (those that exist). */
-  async idsByExternalIds(externalIds: string[], transaction: Transaction): Promise<number[]> {
-    if (externalIds.length === 0) return [];
-    const { rows } = await this.tenantQuery<{ id: string }>(
-      'SELECT id FROM people WHERE customer_id = $1 AND external_id = ANY($2::text[]) ORDER BY id',
-      [externalIds],
-      transaction,
-    );
-    return rows.map((row) => Number(row.id));
-  }
-
   /**
    * The stored people a batch names, locked until the transaction ends, so that the merge of
    * traits and identifiers computed from them is what gets written.

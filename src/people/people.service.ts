@@ -10,7 +10,8 @@ import type { BatchResultDto, PersonDto } from './dto/person.dto.js';
 import type { ListPeopleQuery } from './dto/list-people.query.js';
 import { PeopleRepository } from './people.repository.js';
 import { toPersonDto } from './person.mapper.js';
-import { mergeBatch, mergedColumns, normalizeWith, readBatch, readPersonWrite, tooManyTraits } from './person-write.js';
+import { IDENTIFYING_KINDS, packIdentifiers } from './person-identifiers.js';
+import { hashesOf, mergeBatch, mergedColumns, normalizeWith, readBatch, readPersonWrite, tooManyTraits } from './person-write.js';
 
 const EXTERNAL_ID_TAKEN = 'external_id_taken';
 
@@ -20,6 +21,16 @@ export interface UpsertedRows {
   updated: number;
   rejected: BatchResultDto['rejected'];
   people: { index: number; personId: number }[];
+}
+
+/**
+ * The people a removal names (`namedForRemoval`): by external id, and by packed identifiers (each
+ * a kind byte and a hash) that match any member holding one.
+ */
+export interface NamedForRemoval {
+  externalIds: string[];
+  identifiers: Buffer[];
+  rejected: BatchResultDto['rejected'];
 }
 
 /** SPEC 10.1 for people, shared by the REST controller and (later) the MCP tools. */
@@ -82,19 +93,29 @@ export class PeopleService {
   }
 
   /**
-   * The people that rows name, for a removal from an audience (SPEC 10.2): by `external_id`, or
-   * by the one derived from the row's first email or phone, as an added row without one was
-   * stored. Rows that name nobody are rejected with their errors.
+   * What the rows of a removal from an audience name (SPEC 10.2: removed rows are matched by
+   * `external_id` or identifiers). A row with its own external_id names that person only. A row
+   * without one names the person its derived id was stored for (as an added row without one is)
+   * and every member holding one of its email or phone hashes, whatever their external_id: a
+   * person added as `crm-7` leaves when removed by their email alone. Rows that name nobody are
+   * rejected with their errors.
    */
-  async idsNamedBy(rows: unknown[], transaction: Transaction): Promise<{ personIds: number[]; rejected: BatchResultDto['rejected'] }> {
+  namedForRemoval(rows: unknown[]): NamedForRemoval {
     const rejected: BatchResultDto['rejected'] = [];
     const externalIds: string[] = [];
+    const identifiers: Buffer[] = [];
     rows.forEach((row, index) => {
       const write = readPersonWrite(row);
-      if (write.externalId === undefined) rejected.push({ index, errors: write.errors });
-      else externalIds.push(write.externalId);
+      if (write.externalId === undefined) {
+        rejected.push({ index, errors: write.errors });
+        return;
+      }
+      externalIds.push(write.externalId);
+      if (!write.externalIdDerived) return;
+      // One 33-byte chunk per hash, as the people's packed values hold them (person-identifiers.ts).
+      for (const hash of hashesOf(write)) if (IDENTIFYING_KINDS.has(hash.kind)) identifiers.push(packIdentifiers([hash]));
     });
-    return { personIds: await this.people.idsByExternalIds(externalIds, transaction), rejected };
+    return { externalIds, identifiers, rejected };
   }
 
   /** People changed in this workspace: its audiences get a recompute, debounced (SPEC 10.2). */

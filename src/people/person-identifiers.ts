@@ -15,7 +15,13 @@ const KIND_BY_CODE = new Map<number, IdentifierKind>(
 );
 
 /** A packed identifier: its kind's byte, then its 32-byte SHA-256. */
-const PACKED_IDENTIFIER_BYTES = 33;
+export const PACKED_IDENTIFIER_BYTES = 33;
+
+/**
+ * The kinds that single a person out, by which a removal matches people (SPEC 10.2): a first
+ * name, a country or a postal code is shared by many people and names no one.
+ */
+export const IDENTIFYING_KINDS: ReadonlySet<IdentifierKind> = new Set(['email', 'phone']);
 
 /** One hash of one identifier, of one platform's normal form. */
 export interface IdentifierHash {

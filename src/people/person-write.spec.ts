@@ -23,6 +23,8 @@ describe('readPersonWrite', () => {
     const write = readPersonWrite({ identifiers: { email: 'A.B+x@gmail.com' } });
     expect(write.errors).toEqual({});
     expect(write.externalId).toBe(`email:${sha256('ab@gmail.com').slice(0, 32)}`);
+    expect(write.externalIdDerived).toBe(true);
+    expect(readPersonWrite({ external_id: 'crm-7', identifiers: { email: 'a@example.com' } }).externalIdDerived).toBe(false);
   });
 
   it('rejects a row with no external_id and no email or phone', () => {

@@ -48,8 +48,10 @@ export interface ConsentWrite {
 }
 
 export interface PersonWrite {
-  /** Given by the client, trimmed; undefined when the write has none. */
+  /** Given by the client, trimmed, or derived from the identifiers (SPEC 10.1); undefined when the write has neither. */
   externalId?: string;
+  /** The external_id is derived, not the client's: a removal then also matches by the identifiers (SPEC 10.2). */
+  externalIdDerived: boolean;
   /** The raw `identifiers` object, kept only until `normalizeWith` has run with the stored country. */
   identifiers?: Record<string, unknown>;
   normalized?: NormalizedIdentifiers;
@@ -101,6 +103,7 @@ function addError(errors: IdentifierErrors, path: string, code: string): void {
 export function readPersonWrite(row: unknown): PersonWrite {
   const write: PersonWrite = {
     namedKinds: new Set(),
+    externalIdDerived: false,
     namesCountryCode: false,
     namesPostalCode: false,
     namesMobileAdId: false,
@@ -141,7 +144,10 @@ export function readPersonWrite(row: unknown): PersonWrite {
   if (input.traits !== undefined) write.traits = readTraits(input.traits, errors);
   if (input.consent !== undefined) write.consent = readConsent(input.consent, errors);
 
-  if (write.externalId === undefined && write.normalized !== undefined) write.externalId = deriveExternalId(write.normalized.google);
+  if (write.externalId === undefined && write.normalized !== undefined) {
+    write.externalId = deriveExternalId(write.normalized.google);
+    write.externalIdDerived = write.externalId !== undefined;
+  }
   if (write.externalId === undefined && errors.external_id === undefined && Object.keys(errors).length === 0)
     addError(errors, 'external_id', 'missing_external_id');
   return write;

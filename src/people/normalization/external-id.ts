@@ -1,7 +1,7 @@
 import { type GoogleIdentifiers } from './identifier-normalization.js';
 
 /** 16 bytes, 32 hex characters: collisions among one workspace's people are out of reach. */
-const DERIVED_ID_BYTES = 16;
+export const DERIVED_ID_BYTES = 16;
 
 /**
  * SPEC 10.1 `external_id` for a write that has none: `email:` and the first 32 hex characters of
