@@ -561,6 +561,27 @@ describe('signal events (SPEC 10.4)', () => {
       expect((await postEvents(signal.id, [event('ancient'), event('fresh-held')])).body).toMatchObject({ accepted: 1, duplicates: 1 });
     });
 
+    it('takes an event_id received more than 30 days ago as a new event before the upkeep has deleted it, and delivers it', async () => {
+      const signal = await googleSignal();
+      const event = (id: string) => ({ event_id: id, event_time: minutesAgo(1), identifiers: { email: 'window@example.com' } });
+      expect((await postEvents(signal.id, [event('monthly'), event('recent')])).body).toEqual({ accepted: 2, duplicates: 0, rejected: [] });
+      await settled(signal.id, 'delivered', (body) => body.delivery.delivered === 2);
+      const before = (await eventsOf(signal.id)).find((row) => row.event_id === 'monthly')!;
+      await api.dataSource.query(
+        `UPDATE signal_events SET received_at = now() - interval '31 days' WHERE signal_id = $1 AND event_id = 'monthly'`,
+        [signal.id],
+      );
+      expect((await postEvents(signal.id, [event('monthly'), event('recent')])).body).toEqual({ accepted: 1, duplicates: 1, rejected: [] });
+      const done = await settled(signal.id, 'delivered', (body) => body.delivery.delivered === 2 && body.delivery.pending === 0);
+      expect(done.delivery).toMatchObject({ received: 2, delivered: 2, pending: 0, failed: 0 });
+      const monthly = (await eventsOf(signal.id)).find((row) => row.event_id === 'monthly')!;
+      // A new event: its own id and received_at, delivered again.
+      expect(monthly.id).not.toBe(before.id);
+      expect(Date.now() - Date.parse(monthly.received_at as string)).toBeLessThan(60_000);
+      const sent = google.events.requests.filter((request) => request.conversionActionId === signal.conversionActionId);
+      expect(sent.flatMap((request) => request.events.map((one) => one.transactionId)).sort()).toEqual(['monthly', 'monthly', 'recent']);
+    });
+
     it('answers a retry with the same Idempotency-Key with the first answer, storing nothing twice', async () => {
       const signal = await metaSignal();
       const body = { events: [{ event_id: 'idem-1', event_time: minutesAgo(1), fbp: 'fb.1.1700000000000.1' }] };

@@ -51,12 +51,23 @@ const ORDER_COLUMNS: Record<string, string> = { id: 'id', event_time: 'event_tim
  * The INSERT of a request's accepted events (SPEC 10.4), named here for the repository and for the
  * benchmark's framework floor (bench/), which must send exactly what the service sends. `$1` is
  * the workspace; `insertEventsParameters()` gives `$2` on.
+ *
+ * An event_id is unique per signal for 30 days. The hourly upkeep deletes older rows, but until it
+ * runs, an event_id received more than 30 days ago is a new event: its row is taken over by the
+ * new one (a new id and received_at, nothing of the old delivery kept), and counted as accepted.
  */
 export const INSERT_EVENTS_SQL = `INSERT INTO signal_events (customer_id, signal_id, status, event_id, event_time, value, currency, external_id, google_user_data, meta_user_data,
      country_code, postal_code, mobile_ad_id, gclid, fbc, fbp, client_ip_address, client_user_agent, event_source_url)
    SELECT $1, $2, $3, e.* FROM unnest($4::text[], $5::timestamptz[], $6::float8[], $7::text[], $8::text[], $9::bytea[], $10::bytea[],
      $11::text[], $12::text[], $13::uuid[], $14::text[], $15::text[], $16::text[], $17::text[], $18::text[], $19::text[]) AS e
-   ON CONFLICT (customer_id, signal_id, event_id) DO NOTHING
+   ON CONFLICT (customer_id, signal_id, event_id) DO UPDATE
+     SET id = DEFAULT, status = EXCLUDED.status, event_time = EXCLUDED.event_time, value = EXCLUDED.value, currency = EXCLUDED.currency,
+       external_id = EXCLUDED.external_id, google_user_data = EXCLUDED.google_user_data, meta_user_data = EXCLUDED.meta_user_data,
+       country_code = EXCLUDED.country_code, postal_code = EXCLUDED.postal_code, mobile_ad_id = EXCLUDED.mobile_ad_id,
+       gclid = EXCLUDED.gclid, fbc = EXCLUDED.fbc, fbp = EXCLUDED.fbp, client_ip_address = EXCLUDED.client_ip_address,
+       client_user_agent = EXCLUDED.client_user_agent, event_source_url = EXCLUDED.event_source_url,
+       attempts = 0, error = NULL, received_at = DEFAULT, delivered_at = NULL
+     WHERE signal_events.received_at < now() - interval '30 days'
    RETURNING 1`;
 
 /** The INSERT's parameters after the workspace: the signal, the events' status, then one array per column. */
@@ -97,9 +108,9 @@ export class SignalEventsRepository extends TenantRepository<Signal> {
   }
 
   /**
-   * Stores the events that are new, in one statement: a repeat of an event_id the signal already has
-   * (within the 30 days rows are kept), from this request or a concurrent one, is skipped by the
-   * unique index (ON CONFLICT DO NOTHING), never by a read before the write. Answers how many were new.
+   * Stores the events that are new, in one statement: a repeat of an event_id the signal received
+   * in the last 30 days, from this request or a concurrent one, is skipped by the unique index (ON
+   * CONFLICT), never by a read before the write. Answers how many were new.
    */
   async insertEvents(signalId: number, rows: SignalEventRow[], status: 'pending' | 'held', transaction: Transaction): Promise<number> {
     if (rows.length === 0) return 0;

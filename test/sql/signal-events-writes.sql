@@ -24,7 +24,8 @@ SELECT t."customer_id" AS "customerId", t."id" AS "id", t."created_at" AS "creat
   WHERE t.customer_id = $1
   AND t."id" = $2;
 INSERT INTO signal_events (customer_id, signal_id, status, event_id, event_time, value, currency, external_id, google_user_data, meta_user_data, country_code, postal_code, mobile_ad_id, gclid, fbc, fbp, client_ip_address, client_user_agent, event_source_url) SELECT $1, $2, $3, e.*
-  FROM unnest($4::text[], $5::timestamptz[], $6::float8[], $7::text[], $8::text[], $9::bytea[], $10::bytea[], $11::text[], $12::text[], $13::uuid[], $14::text[], $15::text[], $16::text[], $17::text[], $18::text[], $19::text[]) AS e ON CONFLICT (customer_id, signal_id, event_id) DO NOTHING RETURNING 1;
+  FROM unnest($4::text[], $5::timestamptz[], $6::float8[], $7::text[], $8::text[], $9::bytea[], $10::bytea[], $11::text[], $12::text[], $13::uuid[], $14::text[], $15::text[], $16::text[], $17::text[], $18::text[], $19::text[]) AS e ON CONFLICT (customer_id, signal_id, event_id) DO UPDATE SET id = DEFAULT, status = EXCLUDED.status, event_time = EXCLUDED.event_time, value = EXCLUDED.value, currency = EXCLUDED.currency, external_id = EXCLUDED.external_id, google_user_data = EXCLUDED.google_user_data, meta_user_data = EXCLUDED.meta_user_data, country_code = EXCLUDED.country_code, postal_code = EXCLUDED.postal_code, mobile_ad_id = EXCLUDED.mobile_ad_id, gclid = EXCLUDED.gclid, fbc = EXCLUDED.fbc, fbp = EXCLUDED.fbp, client_ip_address = EXCLUDED.client_ip_address, client_user_agent = EXCLUDED.client_user_agent, event_source_url = EXCLUDED.event_source_url, attempts = 0, error = NULL, received_at = DEFAULT, delivered_at = NULL
+  WHERE signal_events.received_at < now() - interval '30 days' RETURNING 1;
 SELECT id::text AS id
   FROM graphile_worker.add_job($1, $2::json, queue_name => $3, run_at => $4, max_attempts => $5, job_key => $6, job_key_mode => 'replace');
 COMMIT;
