@@ -24,8 +24,8 @@ export interface UpsertedRows {
 }
 
 /**
- * The people a removal names (`namedForRemoval`): by external id, and by packed identifiers (each
- * a kind byte and a hash) that match any member holding one.
+ * The people a removal names (`namedForRemoval`): by external id, and by Google email and phone
+ * hashes packed as people hold them (a kind byte and a hash each) that match any member holding one.
  */
 export interface NamedForRemoval {
   externalIds: string[];
@@ -112,8 +112,10 @@ export class PeopleService {
       }
       externalIds.push(write.externalId);
       if (!write.externalIdDerived) return;
-      // One 33-byte chunk per hash, as the people's packed values hold them (person-identifiers.ts).
-      for (const hash of hashesOf(write)) if (IDENTIFYING_KINDS.has(hash.kind)) identifiers.push(packIdentifiers([hash]));
+      // One 33-byte chunk per Google email or phone hash, as people.google_identifiers holds them
+      // (person-identifiers.ts): every email and phone is hashed for Google, so Meta's add nothing.
+      for (const hash of hashesOf(write))
+        if (hash.platform === 'google' && IDENTIFYING_KINDS.has(hash.kind)) identifiers.push(packIdentifiers([hash]));
     });
     return { externalIds, identifiers, rejected };
   }
