@@ -120,6 +120,13 @@ describe('imports (SPEC 10.1)', () => {
     expect(person!.traits).toEqual({ constructor: 'abc', toString: 'def', hasOwnProperty: 'ghi' });
   });
 
+  it('reports a rejected row by its file line in a CRLF file whose quoted field holds a CRLF', async () => {
+    const csv = 'external_id,email,note\r\nq-1,ok@example.com,"two\r\nlines"\r\nq-2,bad,x\r\n';
+    const done = await finishedImport(api, auth, ((await (await postImport(api, auth, csv)).json()) as ImportBody).id);
+    expect(done).toMatchObject({ status: 'succeeded', rows_total: 2, rows_accepted: 1, rows_rejected: 1 });
+    expect(done.errors_sample).toEqual([{ line: 4, errors: { 'identifiers.email': ['invalid_email'] } }]);
+  });
+
   it('fails a binary file with the reason in errors_sample, staging nothing', async () => {
     const response = await postImport(api, auth, Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0xff, 0xfe]));
     expect(response.status).toBe(202);

@@ -118,24 +118,70 @@ export function splitLines(): Transform {
   });
 }
 
-/** A CSV record and the line it ends on. */
+/** A CSV record and the file line it starts on (SPEC 10.1: the header is line 1). */
 export interface CsvRecord {
   record: string[];
   line: number;
 }
 
+const LF = 0x0a;
+const CR = 0x0d;
+
 /**
  * csv-parse, bounded: one record at most MAX_RECORD_CHARS; rows of the wrong width are rejected
- * rows, not a broken file. Each record comes out as a CsvRecord, its line read from the parser's
- * running `info` (csv.js.org/parse/info) as the record is pushed. That is the count csv-parse's
- * `info: true` option copies into a new object for every record, with every other count of its
- * state: 2 % of a 300,000-row upload's time (`--cpu-prof`).
+ * rows, not a broken file. Each record comes out as a CsvRecord with the file line it starts on,
+ * where CRLF, LF and a lone CR each end a line, inside quotes or not.
+ *
+ * csv-parse's running `info.lines` (csv.js.org/parse/info) is not that line. It counts every CR
+ * and every LF it reads one by one, except the second character of a CRLF record delimiter, so a
+ * CRLF inside quotes counts as two lines and moves every later record down by one (csv-parse
+ * 7.0.3, `lib/api/index.js`, `wasRowDelimiter`; no option changes it). As a record is pushed, it
+ * is also the line the record ends on, not the one it starts on. What it does give exactly, with
+ * `info.empty_lines`, is whether any CR or LF was read inside the record: its count grows by one
+ * for the last record's delimiter, one for each empty line skipped, and one for each CR or LF
+ * inside the record. Only a record with a line break in it is scanned, so an ordinary record costs
+ * two subtractions. Reading `info` as the record is pushed rather than with the `info: true`
+ * option spares a copy of all its counts for every record: 2 % of a 300,000-row upload's time
+ * (`--cpu-prof`).
  */
 export function parseCsvRecords(): Parser {
   const parser = parseCsv({ relax_column_count: true, max_record_size: MAX_RECORD_CHARS, skip_empty_lines: true, bom: true });
   const push = parser.push.bind(parser);
-  parser.push = (record: string[] | null) => push(record === null ? null : ({ record, line: parser.info.lines } satisfies CsvRecord));
+  // The file line the next record or empty line starts on, and csv-parse's counts at the last record
+  // (its line count starts at 1, as if a delimiter came before the first record).
+  let nextLine = 1;
+  let parsedLines = 0;
+  let emptyLines = 0;
+  parser.push = (record: string[] | null) => {
+    if (record === null) return push(null);
+    const { lines, empty_lines } = parser.info;
+    const skipped = empty_lines - emptyLines;
+    const line = nextLine + skipped;
+    const readBreaks = lines - parsedLines - 1 - skipped > 0;
+    nextLine = line + 1 + (readBreaks ? lineBreaksIn(record, parser.options.record_delimiter) : 0);
+    parsedLines = lines;
+    emptyLines = empty_lines;
+    return push({ record, line } satisfies CsvRecord);
+  };
   return parser;
+}
+
+/**
+ * The line breaks inside a record: a CRLF, an LF or a lone CR each end one line. A CR closing the
+ * record before an LF record delimiter, or an LF opening it after a CR record delimiter, is the
+ * other half of a CRLF whose break its delimiter already counts.
+ */
+function lineBreaksIn(record: string[], recordDelimiter: Buffer[]): number {
+  let breaks = 0;
+  for (const field of record)
+    for (let at = 0; at < field.length; at++) {
+      const code = field.charCodeAt(at);
+      if (code === LF || (code === CR && field.charCodeAt(at + 1) !== LF)) breaks++;
+    }
+  const delimiter = recordDelimiter.length === 1 && recordDelimiter[0].length === 1 ? recordDelimiter[0][0] : undefined;
+  if (delimiter === LF && record.at(-1)?.endsWith('\r')) breaks--;
+  if (delimiter === CR && record[0]?.startsWith('\n')) breaks--;
+  return breaks;
 }
 
 /** csv-parse's errors that say the file is not CSV, as the import's reason. */
