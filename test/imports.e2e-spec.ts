@@ -12,10 +12,12 @@ const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').diges
 describe('imports (SPEC 10.1)', () => {
   let api: TestApp;
   let auth: Record<string, string>;
+  let customerId: number;
 
   beforeAll(async () => {
     api = await startTestApp({ WORKER_CONCURRENCY: '1', IMPORT_MAX_BYTES: String(LIMIT), IMPORT_IDLE_TIMEOUT_MS: '2000' });
     const workspace = await createWorkspace(api);
+    customerId = workspace.customerId;
     auth = bearer((await login(api, await createUser(api, workspace, { role: 'editor' }))).access);
   });
   afterAll(() => api.close());
@@ -114,6 +116,9 @@ describe('imports (SPEC 10.1)', () => {
     expect(response.status).toBe(202);
     const done = await finishedImport(api, auth, ((await response.json()) as ImportBody).id);
     expect(done).toMatchObject({ status: 'succeeded', rows_accepted: 1, rows_rejected: 0, errors_sample: [] });
+    // Like every object (SPEC section 3): its workspace, and when it last changed (the merge's end).
+    expect(done.customer).toBe(customerId);
+    expect(Date.parse(done.updated_at)).toBeGreaterThanOrEqual(Date.parse(done.finished_at!));
     const [person] = (
       (await (await api.request('/api/v1/people/?external_id=ctor-1', { headers: auth })).json()) as { results: { traits: unknown }[] }
     ).results;

@@ -3,6 +3,7 @@ import type { TestApp } from './test-app.js';
 
 export interface ImportBody {
   id: number;
+  customer: number;
   status: string;
   rows_total: number;
   rows_accepted: number;
@@ -11,6 +12,7 @@ export interface ImportBody {
   errors_sample: { line: number; errors: Record<string, string[]> }[];
   started_at: string | null;
   finished_at: string | null;
+  updated_at: string;
 }
 
 /** POSTs a file to the imports route; a stream or async iterable body is sent chunked, as a real upload would be. */
