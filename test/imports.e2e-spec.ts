@@ -132,6 +132,17 @@ describe('imports (SPEC 10.1)', () => {
     expect(done.errors_sample).toEqual([{ line: 4, errors: { 'identifiers.email': ['invalid_email'] } }]);
   });
 
+  it('refuses a trait column named __proto__ on each row, as a JSON body with that key is refused', async () => {
+    const response = await postImport(api, auth, 'external_id,__proto__\nproto-1,abc\n');
+    const done = await finishedImport(api, auth, ((await response.json()) as ImportBody).id);
+    expect(done).toMatchObject({
+      status: 'succeeded',
+      rows_accepted: 0,
+      rows_rejected: 1,
+      errors_sample: [{ line: 2, errors: { traits: ['invalid_trait_key'] } }],
+    });
+  });
+
   it('fails a binary file with the reason in errors_sample, staging nothing', async () => {
     const response = await postImport(api, auth, Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0xff, 0xfe]));
     expect(response.status).toBe(202);

@@ -119,7 +119,9 @@ export function csvRecordToPerson(
   if (record.length !== layout.width) return { errors: { non_field_errors: ['wrong_column_count'] } };
   const person: Record<string, unknown> = {};
   const identifiers: Record<string, unknown> = {};
-  const traits: Record<string, unknown> = {};
+  // Without a prototype, a column named `__proto__` is a key like any other, which the people's
+  // rules then refuse (invalid_trait_key), not a silent assignment of the object's prototype.
+  const traits: Record<string, unknown> = Object.create(null);
   const consent: Record<string, unknown> = {};
   const errors: Record<string, string[]> = {};
   for (const column of layout.columns) {

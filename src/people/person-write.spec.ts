@@ -37,6 +37,7 @@ describe('readPersonWrite', () => {
 
   it('checks traits: key pattern, value types, string length, count', () => {
     expect(readPersonWrite({ external_id: 'x', traits: { 'a b': 1 } }).errors).toEqual({ traits: ['invalid_trait_key'] });
+    expect(readPersonWrite({ external_id: 'x', traits: JSON.parse('{"__proto__": 1}') }).errors).toEqual({ traits: ['invalid_trait_key'] });
     expect(readPersonWrite({ external_id: 'x', traits: { a: [1], b: 'y'.repeat(1001), c: null, d: 1.5, e: true } }).errors).toEqual({
       'traits.a': ['invalid_trait_value'],
       'traits.b': ['invalid_trait_value'],
@@ -49,6 +50,10 @@ describe('readPersonWrite', () => {
     expect(readPersonWrite({ external_id: 'x', consent: { ad_user_data: 'yes', other: 'granted' } }).errors).toEqual({
       'consent.ad_user_data': ['invalid_consent'],
       consent: ['unknown_consent'],
+    });
+    // Names every object inherits are no consent fields.
+    expect(readPersonWrite({ external_id: 'x', consent: { constructor: 'granted', toString: 'denied' } }).errors).toEqual({
+      consent: ['unknown_consent', 'unknown_consent'],
     });
   });
 });

@@ -167,7 +167,9 @@ function readTraits(value: unknown, errors: IdentifierErrors): Record<string, Tr
   let valid = true;
   for (const key of keys) {
     // The key itself can be anything a client sent: only a pattern-checked key becomes a path.
-    if (!TRAIT_KEY_PATTERN.test(key)) {
+    // `__proto__` fits the pattern but would set an object's prototype wherever traits are merged
+    // (and a JSON body with it is refused before it gets here): an import's CSV column is refused too.
+    if (!TRAIT_KEY_PATTERN.test(key) || key === '__proto__') {
       if (!errors.traits?.includes('invalid_trait_key')) addError(errors, 'traits', 'invalid_trait_key');
       valid = false;
       continue;
@@ -193,7 +195,8 @@ function readConsent(value: unknown, errors: IdentifierErrors): ConsentWrite {
     return consent;
   }
   for (const [key, given] of Object.entries(value as Record<string, unknown>)) {
-    const property = CONSENT_FIELDS[key as keyof typeof CONSENT_FIELDS] as keyof ConsentWrite | undefined;
+    // Own keys only: `constructor` or `toString` is an unknown consent, not what every object inherits.
+    const property = Object.hasOwn(CONSENT_FIELDS, key) ? CONSENT_FIELDS[key as keyof typeof CONSENT_FIELDS] : undefined;
     if (property === undefined) addError(errors, 'consent', 'unknown_consent');
     else if (!CONSENT_VALUES.includes(given as ConsentValue)) addError(errors, `consent.${key}`, 'invalid_consent');
     else consent[property] = given as ConsentValue;
