@@ -111,6 +111,41 @@ describe('imports (SPEC 10.1)', () => {
     expect(emails.map((row) => row.hash)).toEqual([sha256('new@example.org')]);
   });
 
+  /**
+   * Stores `stored` twice by batch, as `<key>-batch` and `<key>-import`, then writes `identifiers`
+   * to the first by batch and to the second by an NDJSON import: what each person keeps, side by side.
+   */
+  async function writtenBothWays(key: string, stored: Record<string, unknown>, identifiers: Record<string, unknown>) {
+    const batch = (people: unknown[]) => api.request('/api/v1/people/batch/', send('POST', { people }, auth));
+    const [byBatch, byImport] = [`${key}-batch`, `${key}-import`];
+    expect((await batch([byBatch, byImport].map((external_id) => ({ external_id, identifiers: stored })))).status).toBe(200);
+    expect((await batch([{ external_id: byBatch, identifiers }])).status).toBe(200);
+    const response = await postImport(api, auth, `${JSON.stringify({ external_id: byImport, identifiers })}\n`, 'application/x-ndjson');
+    expect(response.status).toBe(202);
+    expect(await finishedImport(api, auth, ((await response.json()) as ImportBody).id)).toMatchObject({
+      status: 'succeeded',
+      rows_accepted: 1,
+    });
+    const person = async (externalId: string) => {
+      const [row] = (await api.dataSource.query(
+        'SELECT country_code, postal_code, mobile_ad_id, matched_keys FROM people WHERE external_id = $1',
+        [externalId],
+      )) as Record<string, unknown>[];
+      return { ...row, hashes: await storedIdentifiers(api.dataSource, 'p.external_id = $1', [externalId]) };
+    };
+    return { batch: await person(byBatch), import: await person(byImport) };
+  }
+
+  it('removes a stored mobile ad id an NDJSON line names as null, as a batch write does', async () => {
+    const written = await writtenBothWays(
+      'madid',
+      { email: 'madid@example.org', mobile_ad_id: '6D92078A-8246-4BA4-AE5B-76104861E7DC' },
+      { mobile_ad_id: null },
+    );
+    expect(written.import).toEqual(written.batch);
+    expect(written.import).toMatchObject({ mobile_ad_id: null, matched_keys: ['email'] });
+  });
+
   it('reads columns named like a JavaScript object’s own methods (constructor, toString) as traits', async () => {
     const response = await postImport(api, auth, 'external_id,constructor,toString,hasOwnProperty\nctor-1,abc,def,ghi\n');
     expect(response.status).toBe(202);

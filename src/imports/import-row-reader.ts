@@ -24,6 +24,10 @@ export interface StagedRow {
   countryCode: string | null;
   postalCode: string | null;
   mobileAdId: string | null;
+  /**
+   * The identifier kinds the row names (their stored hashes are replaced), and `mobile_ad_id` when
+   * it names one: the mobile ad id has no hash, but a named `null` still removes the stored one.
+   */
   namedKinds: string[];
   /** The hashes of the kinds the row names, packed per platform (person-identifiers.ts). */
   googleIdentifiers: Buffer;
@@ -195,7 +199,7 @@ export function readImportRow(line: number, person: unknown): StagedRow | Reject
     consentAdUserData: write.consent.adUserData ?? null,
     consentAdPersonalization: write.consent.adPersonalization ?? null,
     ...clear,
-    namedKinds: [...write.namedKinds],
+    namedKinds: write.namesMobileAdId ? [...write.namedKinds, 'mobile_ad_id'] : [...write.namedKinds],
     googleIdentifiers: columns.googleIdentifiers,
     metaIdentifiers: columns.metaIdentifiers,
     matchedKeys: columns.matchedKeys,

@@ -46,7 +46,10 @@ export class ImportRow {
   @Column({ name: 'mobile_ad_id', type: 'uuid', nullable: true })
   mobileAdId: string | null;
 
-  /** The identifier kinds the row names: their stored hashes are replaced (SPEC 10.1). */
+  /**
+   * The identifier kinds the row names: their stored hashes are replaced (SPEC 10.1). Also
+   * `mobile_ad_id` when the row names it, so a named `null` removes the stored one.
+   */
   @Column({ name: 'named_kinds', type: 'text', array: true })
   namedKinds: string[];
 

@@ -72,7 +72,7 @@ export const STAGED_COLUMNS =
 
 const MERGED_COUNTRY = `(CASE WHEN 'country' = ANY(s.named_kinds) THEN s.country_code ELSE p.country_code END)`;
 const MERGED_POSTAL = `(CASE WHEN 'zip' = ANY(s.named_kinds) THEN s.postal_code ELSE p.postal_code END)`;
-const MERGED_MOBILE_AD_ID = 'COALESCE(s.mobile_ad_id, p.mobile_ad_id)';
+const MERGED_MOBILE_AD_ID = `(CASE WHEN 'mobile_ad_id' = ANY(s.named_kinds) THEN s.mobile_ad_id ELSE p.mobile_ad_id END)`;
 /**
  * A stored person's keys after the row, `matchedKeysOf` (people/normalization) as SQL: the merged
  * Google hashes hold the row's kinds where it names them and the stored ones elsewhere, as
