@@ -146,6 +146,21 @@ describe('imports (SPEC 10.1)', () => {
     expect(written.import).toMatchObject({ mobile_ad_id: null, matched_keys: ['email'] });
   });
 
+  const metaZip = (person: { hashes: { platform: string; kind: string; hash: string }[] }) =>
+    person.hashes.filter((row) => row.platform === 'meta' && row.kind === 'zip').map((row) => row.hash);
+
+  it('hashes a stored ZIP+4 for Meta in the US when a line gives the country, as a batch write does', async () => {
+    const written = await writtenBothWays('zip-country', { email: 'zip1@example.org', postal_code: '94043-1351' }, { country_code: 'US' });
+    expect(written.import).toEqual(written.batch);
+    expect(metaZip(written.import)).toEqual([sha256('94043')]);
+  });
+
+  it('hashes a ZIP+4 for Meta in the stored country US when a line gives the postal code alone, as a batch write does', async () => {
+    const written = await writtenBothWays('zip-postal', { email: 'zip2@example.org', country_code: 'US' }, { postal_code: '94043-1351' });
+    expect(written.import).toEqual(written.batch);
+    expect(metaZip(written.import)).toEqual([sha256('94043')]);
+  });
+
   it('reads columns named like a JavaScript object’s own methods (constructor, toString) as traits', async () => {
     const response = await postImport(api, auth, 'external_id,constructor,toString,hasOwnProperty\nctor-1,abc,def,ghi\n');
     expect(response.status).toBe(202);

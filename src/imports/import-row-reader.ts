@@ -10,7 +10,8 @@ import { identifierColumns, readPersonWrite } from '../people/person-write.js';
  *
  * Unlike a batch row, an import row is read without the stored person (the merge is set-based,
  * in SQL): a phone without `+` is read in the row's own `country_code`, else as E.164 without its
- * plus, never in a country stored earlier.
+ * plus, never in a country stored earlier. The Meta zip hash, whose form depends on the country,
+ * is worked out again in the merge when the row names only one of country and postal code.
  */
 
 export interface StagedRow {

@@ -74,6 +74,28 @@ const MERGED_COUNTRY = `(CASE WHEN 'country' = ANY(s.named_kinds) THEN s.country
 const MERGED_POSTAL = `(CASE WHEN 'zip' = ANY(s.named_kinds) THEN s.postal_code ELSE p.postal_code END)`;
 const MERGED_MOBILE_AD_ID = `(CASE WHEN 'mobile_ad_id' = ANY(s.named_kinds) THEN s.mobile_ad_id ELSE p.mobile_ad_id END)`;
 /**
+ * JavaScript's `\s` (which `postalCodeForms` removes with the dashes) as a bracket expression: the
+ * database's `\s` follows its locale, and a code that differs by one space would hash differently.
+ */
+const POSTAL_SEPARATORS = String.raw`[\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff-]`;
+/**
+ * The packed Meta zip hash of the merged postal code read in the merged country: `postalCodeForms`
+ * (people/normalization) as SQL, lowercase without spaces or dashes and a US code cut to its first
+ * 5 digits (elsewhere `^(.*)$` keeps the whole form), hashed (SPEC 10.1). NULL without a postal code.
+ */
+const MERGED_META_ZIP = `'\\x06'::bytea || sha256(convert_to(regexp_replace(lower(regexp_replace(${MERGED_POSTAL}, '${POSTAL_SEPARATORS}', '', 'g')),
+    CASE WHEN ${MERGED_COUNTRY} = 'US' THEN '^([0-9]{5}).+$' ELSE '^(.*)$' END, '\\1'), 'UTF8'))`;
+/**
+ * A stored person's Meta hashes after the row. The row's zip hash was read in the row's country
+ * alone; when the row names the country or the postal code but not both, the other is the stored
+ * one, so the zip hash is that of the merged pair, as person-write.ts `normalizeWith` reads it for a
+ * batch (a stored ZIP+4 given the country US, or a ZIP+4 given to a person stored in the US, is cut
+ * to 5 digits). Only for stored people: a new person's staged hashes are already right.
+ */
+const MERGED_META_IDENTIFIERS = `CASE WHEN ('country' = ANY(s.named_kinds)) <> ('zip' = ANY(s.named_kinds))
+      THEN merged_person_identifiers(merged_person_identifiers(p.meta_identifiers, s.named_kinds, s.meta_identifiers), '{zip}', COALESCE(${MERGED_META_ZIP}, ''))
+      ELSE merged_person_identifiers(p.meta_identifiers, s.named_kinds, s.meta_identifiers) END`;
+/**
  * A stored person's keys after the row, `matchedKeysOf` (people/normalization) as SQL: the merged
  * Google hashes hold the row's kinds where it names them and the stored ones elsewhere, as
  * person-write.ts `mergedColumns` reads them; an address is all four parts.
@@ -236,8 +258,9 @@ export class ImportsRepository extends TenantRepository<Import> {
    * One upsert of every staged person, merged with the stored row as a batch write merges
    * (person-write.ts `mergedColumns`): traits merged and removed keys dropped, consent per key,
    * the named clear columns replaced, the named kinds' hashes replaced (`merged_person_identifiers`,
-   * migration 1764400000000), matched keys from the merged hashes. A new person (no stored row)
-   * takes the staged values as they are, and the functions run only for stored people.
+   * migration 1764400000000), the Meta zip hash read in the merged country, matched keys from the
+   * merged hashes. A new person (no stored row) takes the staged values as they are, and the
+   * functions run only for stored people.
    *
    * Rows are written in external_id order (the unique index's order, and the order the batch
    * upsert locks in); a new person's id is drawn in line order, before that sort.
@@ -252,7 +275,7 @@ export class ImportsRepository extends TenantRepository<Import> {
          ${MERGED_COUNTRY}, ${MERGED_POSTAL}, ${MERGED_MOBILE_AD_ID},
          CASE WHEN p.id IS NULL THEN s.matched_keys ELSE ${MERGED_MATCHED_KEYS} END,
          CASE WHEN p.id IS NULL THEN s.google_identifiers ELSE m.google END,
-         CASE WHEN p.id IS NULL THEN s.meta_identifiers ELSE merged_person_identifiers(p.meta_identifiers, s.named_kinds, s.meta_identifiers) END
+         CASE WHEN p.id IS NULL THEN s.meta_identifiers ELSE ${MERGED_META_IDENTIFIERS} END
        FROM (SELECT nextval('people_id_seq') AS new_id, r.* FROM import_rows r WHERE r.customer_id = $1 AND r.import_id = $2 ORDER BY r.line) s
        LEFT JOIN people p ON p.customer_id = s.customer_id AND p.external_id = s.external_id
        -- A stored person's merged Google hashes and their kinds, once a row (OFFSET 0 keeps the
