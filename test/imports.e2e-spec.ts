@@ -161,6 +161,17 @@ describe('imports (SPEC 10.1)', () => {
     expect(metaZip(written.import)).toEqual([sha256('94043')]);
   });
 
+  it('hashes a stored ZIP+4 for Meta without a country when a line removes the country, as a batch write does', async () => {
+    const written = await writtenBothWays(
+      'zip-no-country',
+      { email: 'zip3@example.org', country_code: 'US', postal_code: '94043-1351' },
+      { country_code: null },
+    );
+    expect(written.import).toEqual(written.batch);
+    expect(written.import).toMatchObject({ country_code: null, postal_code: '94043-1351' });
+    expect(metaZip(written.import)).toEqual([sha256('940431351')]);
+  });
+
   it('reads columns named like a JavaScript object’s own methods (constructor, toString) as traits', async () => {
     const response = await postImport(api, auth, 'external_id,constructor,toString,hasOwnProperty\nctor-1,abc,def,ghi\n');
     expect(response.status).toBe(202);

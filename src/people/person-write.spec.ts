@@ -108,4 +108,13 @@ describe('mergedColumns and hashesOf', () => {
       postalCode: '94043-1351',
     });
   });
+
+  it('hashes the stored postal code again without a country when the write removes the country', () => {
+    const person = stored({ countryCode: 'US', postalCode: '94043-1351' });
+    const write = readPersonWrite({ external_id: 'crm-7', identifiers: { country_code: null } });
+    normalizeWith(write, person);
+    const zip = hashesOf(write).find((hash) => hash.kind === 'zip');
+    expect(zip?.hash.toString('hex')).toBe(sha256('940431351'));
+    expect(mergedColumns(write, 'crm-7', person)).toMatchObject({ countryCode: null, postalCode: '94043-1351' });
+  });
 });

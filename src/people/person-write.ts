@@ -223,7 +223,9 @@ export function normalizeWith(write: PersonWrite, stored: StoredPerson | undefin
     again = true;
   }
   if (!again) return;
-  const normalized = normalizeIdentifiers(identifiers, { storedCountryCode: stored.countryCode ?? undefined });
+  // A write that names the country, even as null, is read in its own: the stored one is gone after it.
+  const storedCountryCode = write.namesCountryCode ? undefined : (stored.countryCode ?? undefined);
+  const normalized = normalizeIdentifiers(identifiers, { storedCountryCode });
   Object.assign(write.errors, normalized.errors);
   write.normalized = normalized;
 }
