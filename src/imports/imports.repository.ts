@@ -9,6 +9,7 @@ import { DEFAULT_ORDERING_COLUMNS, type OrderingColumns, type PageRequest } from
 import { TenantContext } from '../common/tenancy/tenant-context.js';
 import { type ListResult, TenantRepository } from '../common/tenancy/tenant-repository.js';
 import { entityManagerOf, type Transaction } from '../common/tenancy/transactions.js';
+import { IDENTIFIER_KIND_CODES } from '../people/person-identifiers.js';
 import { MAX_TRAITS } from '../people/person-write.js';
 import type { StagedRow } from './import-row-reader.js';
 import { Import, type ImportRowError, type ImportStatus } from './import.entity.js';
@@ -83,8 +84,10 @@ const POSTAL_SEPARATORS = String.raw`[\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028
  * (people/normalization) as SQL, lowercase without spaces or dashes and a US code cut to its first
  * 5 digits (elsewhere `^(.*)$` keeps the whole form), hashed (SPEC 10.1). NULL without a postal code.
  */
-const MERGED_META_ZIP = `'\\x06'::bytea || sha256(convert_to(regexp_replace(lower(regexp_replace(${MERGED_POSTAL}, '${POSTAL_SEPARATORS}', '', 'g')),
-    CASE WHEN ${MERGED_COUNTRY} = 'US' THEN '^([0-9]{5}).+$' ELSE '^(.*)$' END, '\\1'), 'UTF8'))`;
+const ZIP_KIND_BYTE = `'\\x${IDENTIFIER_KIND_CODES.zip.toString(16).padStart(2, '0')}'::bytea`;
+// A code that is nothing but separators has no Meta form (postalCodeForms): no hash, as in Node.
+const MERGED_META_ZIP = `${ZIP_KIND_BYTE} || sha256(convert_to(NULLIF(regexp_replace(lower(regexp_replace(${MERGED_POSTAL}, '${POSTAL_SEPARATORS}', '', 'g')),
+    CASE WHEN ${MERGED_COUNTRY} = 'US' THEN '^([0-9]{5}).+$' ELSE '^(.*)$' END, '\\1'), ''), 'UTF8'))`;
 /**
  * A stored person's Meta hashes after the row. The row's zip hash was read in the row's country
  * alone; when the row names the country or the postal code but not both, the other is the stored
