@@ -71,9 +71,14 @@ const DAY_MS = 86_400_000;
 const FUTURE_TOLERANCE_MS = 5 * 60_000;
 /**
  * An ISO 8601 instant in its extended form: date, time to the minute or finer (fractions up to
- * nanoseconds), and a zone: `Z`, `±hh`, `±hhmm` or `±hh:mm`.
+ * nanoseconds), and a zone: `Z`, `±hh`, `±hhmm` or `±hh:mm`; every field in its range but the day,
+ * whose last value depends on the month (`readInstant`).
  */
-const ISO_INSTANT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(?:Z|([+-])(\d{2})(?::?(\d{2}))?)$/;
+const ISO_INSTANT =
+  /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])T(?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d{1,9})?)?(?:Z|[+-](?:[01]\d|2[0-3])(?::?[0-5]\d)?)$/;
+const ZERO = 0x30;
+const PLUS = 0x2b;
+const MINUS = 0x2d;
 /** The ISO 4217 codes the runtime's ICU knows (Node ships full ICU): the active currencies. */
 const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
 
@@ -83,25 +88,28 @@ export function maxEventAgeDays(platform: Platform | null): number {
 }
 
 /**
- * The instant `text` names, or null when it is not one. A date that does not exist (September 31,
- * February 29 of a common year) or a time past 23:59:59 is refused: `Date.parse` would roll it
- * over into the next day or month, and the event would be delivered at a time nobody sent.
+ * The instant `text` names, or null when it is not one. A day the month does not have (September
+ * 31, February 29 of a common year) is refused: `Date.parse` would roll it over into the next
+ * month, and the event would be delivered at a time nobody sent. Once per event, so the fields are
+ * read in place rather than captured.
  */
 export function readInstant(text: string): Date | null {
-  const parts = ISO_INSTANT.exec(text);
-  if (parts === null) return null;
-  const [year, month, day, hour, minute, second] = parts.slice(1, 7).map((part) => Number(part ?? 0));
-  const offsetHours = Number(parts[9] ?? 0);
-  const offsetMinutes = Number(parts[10] ?? 0);
-  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
-  const lastDay = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1];
-  if (lastDay === undefined || day < 1 || day > lastDay || hour > 23 || minute > 59 || second > 59) return null;
-  if (offsetHours > 23 || offsetMinutes > 59) return null;
-  const instant = new Date(0);
-  instant.setUTCFullYear(year, month - 1, day);
-  instant.setUTCHours(hour, minute, second, Number((parts[7] ?? '0').padEnd(3, '0').slice(0, 3)));
-  const offsetMs = (parts[8] === '-' ? -1 : 1) * (offsetHours * 60 + offsetMinutes) * 60_000;
-  return new Date(instant.getTime() - offsetMs);
+  if (!ISO_INSTANT.test(text)) return null;
+  const day = twoDigits(text, 8);
+  if (day > 28 && day > daysInMonth(twoDigits(text, 0) * 100 + twoDigits(text, 2), twoDigits(text, 5))) return null;
+  // `Date.parse` reads `±hh:mm` and `±hhmm` but not ISO 8601's hour-only `±hh`.
+  const sign = text.charCodeAt(text.length - 3);
+  const time = Date.parse(sign === PLUS || sign === MINUS ? `${text}:00` : text);
+  return Number.isNaN(time) ? null : new Date(time);
+}
+
+function twoDigits(text: string, at: number): number {
+  return (text.charCodeAt(at) - ZERO) * 10 + text.charCodeAt(at + 1) - ZERO;
+}
+
+function daysInMonth(year: number, month: number): number {
+  if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
+  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
 }
 
 export function readSignalEvent(input: unknown, rules: EventRules): { row: SignalEventRow } | { errors: EventErrors } {
